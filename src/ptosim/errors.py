@@ -1,0 +1,70 @@
+"""The one error hierarchy of ptosim.
+
+Every failure a user can cause ends in a `PtoError`. Errors raised by an op name the
+op, the operand or clause, the rule and the offending values, so that the message alone
+tells what to fix: ``mte_ub_l1: l1_dst byte offset 48 is not 32-byte aligned``.
+"""
+
+from __future__ import annotations
+
+
+class PtoError(Exception):
+    """Base class of every error ptosim raises on purpose."""
+
+    def __init__(self, message: str, *, op: str | None = None, operand: str | None = None,
+                 loc: str | None = None) -> None:
+        self.op = op
+        self.operand = operand
+        self.detail = message
+        self.loc = loc
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        text = f"{self.op}: {self.detail}" if self.op else self.detail
+        return f"{self.loc}: error: {text}" if self.loc else text
+
+    def with_loc(self, loc: str) -> "PtoError":
+        """Attach a source location (``file:line:col``) and re-render the message."""
+        self.loc = loc
+        self.args = (self._render(),)
+        return self
+
+
+class UnknownDtypeError(PtoError, ValueError):
+    """An element-type spelling that PTO does not define."""
+
+
+class VerifyError(PtoError):
+    """An op's operands break a rule of its manual page (checked before any byte moves)."""
+
+
+class SpaceError(VerifyError):
+    """An operand lives in the wrong address space."""
+
+
+class DtypeError(VerifyError):
+    """Element types of operands are illegal or do not match."""
+
+
+class FieldRangeError(VerifyError):
+    """A field value does not fit its bit width or legal range."""
+
+
+class AlignmentError(VerifyError):
+    """An address or stride is not aligned as the hardware requires."""
+
+
+class OutOfBoundsError(VerifyError):
+    """An access touches bytes outside its buffer or GM allocation."""
+
+
+class TargetError(VerifyError):
+    """The op, element type or clause does not exist on the machine's target."""
+
+
+class NotImplementedOpError(PtoError, NotImplementedError):
+    """A PTO op or form that ptosim does not implement yet."""
+
+
+class PtoWarning(UserWarning):
+    """A legal but suspicious use (e.g. overlapping destination regions)."""

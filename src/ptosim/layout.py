@@ -1,0 +1,180 @@
+"""Layouts as (shape, stride) index maps.
+
+A layout maps a logical ``[rows, cols]`` matrix onto element offsets. Each index is split
+mixed-radix into *modes* (outer to inner), each mode has a size and a stride, and
+``offset(r, c)`` is the dot product of the digits with the strides - the CuTe view of
+layouts. Every tile layout of the manual (ND, DN, NZ, ZN, ZZ, NN with 512 B, 1024 B or
+32 B fractals) and every GlobalTensor 5-D view (ND, DN, NZ) is such a layout.
+
+Two roads lead through a layout and tests keep them equal:
+- `Layout.offsets` returns the index map as a numpy array (the general definition, and
+  the fallback for irregular regions);
+- `Layout.view` returns a strided numpy view of a byte buffer with one axis per mode, so
+  a whole layout moves in one bulk numpy copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+from .dtypes import DType, dtype as _dtype
+from .errors import PtoError
+
+Mode = tuple[int, int]  # (size, stride in elements)
+
+TILE_LAYOUTS: dict[str, tuple[str, str]] = {
+    # name: (BLayout, SLayout)
+    "ND": ("RowMajor", "NoneBox"),
+    "DN": ("ColMajor", "NoneBox"),
+    "NZ": ("ColMajor", "RowMajor"),
+    "ZN": ("RowMajor", "ColMajor"),
+    "ZZ": ("RowMajor", "RowMajor"),
+    "NN": ("ColMajor", "ColMajor"),
+}
+_BY_PAIR = {v: k for k, v in TILE_LAYOUTS.items()}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A logical ``rows x cols`` matrix laid out by row modes and column modes (outer->inner)."""
+
+    row_modes: tuple[Mode, ...]
+    col_modes: tuple[Mode, ...]
+
+    @property
+    def rows(self) -> int:
+        return prod(s for s, _ in self.row_modes)
+
+    @property
+    def cols(self) -> int:
+        return prod(s for s, _ in self.col_modes)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of `view`: one axis per mode, row modes first."""
+        return tuple(s for s, _ in self.row_modes + self.col_modes)
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Element strides of `view`'s axes."""
+        return tuple(t for _, t in self.row_modes + self.col_modes)
+
+    @property
+    def span(self) -> int:
+        """Elements from offset 0 to one past the largest offset."""
+        if self.rows == 0 or self.cols == 0:
+            return 0
+        return 1 + sum((s - 1) * t for s, t in self.row_modes + self.col_modes)
+
+    def offsets(self, rows: int | None = None, cols: int | None = None) -> np.ndarray:
+        """Element offsets of the logical region ``[0:rows, 0:cols]`` as an int64 array."""
+        rows = self.rows if rows is None else rows
+        cols = self.cols if cols is None else cols
+        if not (0 <= rows <= self.rows and 0 <= cols <= self.cols):
+            raise PtoError(f"region {rows}x{cols} exceeds layout {self.rows}x{self.cols}")
+        r = _digits_dot(np.arange(rows, dtype=np.int64), self.row_modes)
+        c = _digits_dot(np.arange(cols, dtype=np.int64), self.col_modes)
+        return r[:, None] + c[None, :]
+
+    def view(self, buf: np.ndarray, byte_offset: int, dt: "DType | str") -> np.ndarray:
+        """A strided view of ``buf`` (uint8) with one axis per mode; reshape to (rows, cols)
+        to read the logical matrix, assign through it to write one."""
+        d = _dtype(dt)
+        need = byte_offset + self.span * d.size
+        if byte_offset < 0 or need > buf.nbytes:
+            raise PtoError(f"layout {self.rows}x{self.cols} at byte {byte_offset} needs "
+                           f"{need} bytes, the buffer has {buf.nbytes}")
+        return np.ndarray(self.shape, dtype=d.np, buffer=buf, offset=byte_offset,
+                          strides=tuple(t * d.size for t in self.strides))
+
+
+def _digits_dot(index: np.ndarray, modes: tuple[Mode, ...]) -> np.ndarray:
+    out = np.zeros_like(index)
+    rest = index
+    for size, stride in reversed(modes):
+        out += (rest % size) * stride
+        rest = rest // size
+    return out
+
+
+def fractal_box(dt: "DType | str", slayout: str, fractal: int = 512) -> tuple[int, int]:
+    """Inner box (rows, cols) of a fractal: 16 x C0 (RowMajor), C0 x 16 (ColMajor),
+    16 x 16 for the 1024 B accumulator fractal, 16 x 2 / 2 x 16 for the 32 B MX scale one."""
+    c0 = _dtype(dt).c0
+    if slayout not in ("RowMajor", "ColMajor"):
+        raise PtoError(f"SLayout {slayout!r} has no fractal box")
+    if fractal == 512:
+        return (16, c0) if slayout == "RowMajor" else (c0, 16)
+    if fractal == 1024:
+        return (16, 16)
+    if fractal == 32:
+        return (16, 2) if slayout == "RowMajor" else (2, 16)
+    raise PtoError(f"fractal size {fractal} is not one of 512, 1024, 32")
+
+
+def layout_name(blayout: str, slayout: str) -> str:
+    """ND/DN/NZ/ZN/ZZ/NN for a (BLayout, SLayout) pair."""
+    try:
+        return _BY_PAIR[(blayout, slayout)]
+    except KeyError:
+        raise PtoError(f"no layout for BLayout={blayout!r}, SLayout={slayout!r}") from None
+
+
+def tile_layout(name: str, rows: int, cols: int, dt: "DType | str",
+                fractal: int = 512) -> Layout:
+    """Layout of a physical ``rows x cols`` tile (offsets in elements from the tile base)."""
+    key = name.upper()
+    if key not in TILE_LAYOUTS:
+        raise PtoError(f"unknown tile layout {name!r}; known: {', '.join(TILE_LAYOUTS)}")
+    if key == "ND":
+        return Layout(((rows, cols),), ((cols, 1),))
+    if key == "DN":
+        return Layout(((rows, 1),), ((cols, rows),))
+    ir, ic = fractal_box(dt, TILE_LAYOUTS[key][1], fractal)
+    # Only the split side must hold whole fractals: NZ splits columns, ZN splits rows.
+    need_cols = key in ("NZ", "ZZ", "NN")
+    need_rows = key in ("ZN", "ZZ", "NN")
+    if (need_cols and cols % ic) or (need_rows and rows % ir):
+        raise PtoError(f"{key} tile {rows}x{cols} is not a whole number of {ir}x{ic} "
+                       f"fractals along its blocked side")
+    if key == "NZ":
+        return Layout(((rows, ic),), ((cols // ic, rows * ic), (ic, 1)))
+    if key == "ZN":
+        return Layout(((rows // ir, cols * ir), (ir, 1)), ((cols, ir),))
+    if key == "ZZ":
+        return Layout(((rows // ir, cols * ir), (ir, ic)), ((cols // ic, ir * ic), (ic, 1)))
+    return Layout(((rows // ir, ir * ic), (ir, 1)), ((cols // ic, rows * ic), (ic, ir)))  # NN
+
+
+def gm_layout(kind: str, shape: tuple[int, ...], stride: tuple[int, ...]) -> Layout:
+    """Layout of a GlobalTensor 5-D view (shape s0..s4, strides t0..t4 in elements).
+
+    ND: rows = s0 s1 s2 s3, cols = s4. DN: rows = s3, cols = s0 s1 s2 s4.
+    NZ: rows = s2 s3, cols = s0 s1 s4 (canonical NZ: s3 = 16, s4 = C0).
+    """
+    if len(shape) != 5 or len(stride) != 5:
+        raise PtoError(f"a GlobalTensor view needs 5 sizes and 5 strides, got "
+                       f"{len(shape)} and {len(stride)}")
+    m = list(zip(shape, stride))
+    key = kind.upper()
+    if key == "ND":
+        return Layout((m[0], m[1], m[2], m[3]), (m[4],))
+    if key == "DN":
+        return Layout((m[3],), (m[0], m[1], m[2], m[4]))
+    if key == "NZ":
+        return Layout((m[2], m[3]), (m[0], m[1], m[4]))
+    raise PtoError(f"unknown GlobalTensor layout {kind!r}; known: ND, DN, NZ")
+
+
+def gm_nz_canonical(rows: int, cols: int, dt: "DType | str") -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Shape and packed strides of the canonical GM NZ view of a rows x cols matrix
+    (rows a multiple of 16, cols a multiple of C0): byte-identical to an NZ tile."""
+    c0 = _dtype(dt).c0
+    if rows % 16 or cols % c0:
+        raise PtoError(f"canonical NZ view needs rows % 16 == 0 and cols % {c0} == 0, "
+                       f"got {rows}x{cols}")
+    s1, s2 = cols // c0, rows // 16
+    return (1, s1, s2, 16, c0), (s1 * s2 * 16 * c0, s2 * 16 * c0, 16 * c0, c0, 1)

@@ -1,0 +1,207 @@
+"""Machine state: GM allocations, cube and vector buffers as byte arrays, typed pointers.
+
+A `MachineState` holds ``block_dim`` blocks; each block is one cube core (AIC: L1, L0A,
+L0B, L0C, BT, FB) and two vector sub-blocks (AIV0, AIV1: one UB each), sized by the target
+profile. GM is shared by all blocks and is a set of allocations at absolute addresses.
+The ops (`ptosim.ops`) add the instructions on top of this state.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .dtypes import DType, dtype as _dtype, from_numpy
+from .errors import OutOfBoundsError, PtoError, SpaceError, TargetError
+from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get_target
+
+GM_BASE = 0x1000_0000   # first GM allocation address (never 0, so null pointers stand out)
+GM_ALIGN = 512          # allocation alignment in GM
+GM_GUARD = 512          # unmapped bytes between allocations: overruns fault instead of aliasing
+
+
+@dataclass(frozen=True)
+class Ptr:
+    """A typed pointer: address space, element type, byte offset.
+
+    ``sub`` selects the vector sub-block for ``ub`` (0 or 1); ``block`` the block of a
+    multi-block launch. For ``gm`` the offset is the absolute GM byte address.
+    Adding an integer moves by whole elements, as ``pto.addptr`` does.
+    """
+
+    space: str
+    dtype: DType
+    offset: int
+    sub: int = 0
+    block: int = 0
+
+    def __add__(self, elements: int) -> "Ptr":
+        if type(elements) is not int and not isinstance(elements, np.integer):
+            raise PtoError(f"pointer arithmetic moves by whole elements; got {elements!r}")
+        return Ptr(self.space, self.dtype, self.offset + int(elements) * self.dtype.size,
+                   self.sub, self.block)
+
+    def __sub__(self, elements: int) -> "Ptr":
+        if type(elements) is not int and not isinstance(elements, np.integer):
+            raise PtoError(f"pointer arithmetic moves by whole elements; got {elements!r}")
+        return self + (-int(elements))
+
+    def cast(self, dt: "DType | str") -> "Ptr":
+        """The same address seen with another element type."""
+        return Ptr(self.space, _dtype(dt), self.offset, self.sub, self.block)
+
+    def __repr__(self) -> str:
+        where = f"{self.space}{self.sub}" if self.space == "ub" else self.space
+        blk = f", block={self.block}" if self.block else ""
+        return f"Ptr({where}, {self.dtype.name}, {self.offset:#x}{blk})"
+
+
+@dataclass
+class _Allocation:
+    base: int
+    data: np.ndarray
+
+
+@dataclass
+class BlockState:
+    """One block: the cube core's buffers and the two vector sub-blocks' UBs."""
+
+    cube: dict[str, np.ndarray]
+    ub: list[np.ndarray] = field(default_factory=list)
+
+
+class MachineState:
+    """Buffers and pointers of a simulated NPU; see `ptosim.Machine` for the ops."""
+
+    def __init__(self, target: "str | Target" = "a5", *, block_dim: int = 1,
+                 poison: int | None = None) -> None:
+        self.target: Target = get_target(target)
+        if not isinstance(block_dim, int) or block_dim < 1:
+            raise PtoError(f"block_dim must be a positive integer, got {block_dim!r}")
+        fill = 0 if poison is None else int(poison) & 0xFF
+        cap = self.target.capacity
+
+        def buf(space: str) -> np.ndarray:
+            return np.full(cap[space], fill, dtype=np.uint8)
+
+        self.blocks = [BlockState({s: buf(s) for s in CUBE_SPACES},
+                                  [buf("ub") for _ in range(VECTOR_SUBBLOCKS)])
+                       for _ in range(block_dim)]
+        self._gm: list[_Allocation] = []
+        self._gm_bases: list[int] = []
+        self._gm_next = GM_BASE
+
+    # --- allocation and pointers -----------------------------------------------------
+    def gm(self, array: "np.ndarray | list | tuple", dtype: "str | DType | None" = None) -> Ptr:
+        """Copy an array into a new GM allocation; the pointer is typed by the array's
+        dtype, or by ``dtype`` (values are then converted as `write` does)."""
+        arr = np.ascontiguousarray(array)
+        dt = _dtype(dtype) if dtype is not None else from_numpy(arr.dtype)
+        self._require_dtype(dt)
+        if dtype is not None and arr.dtype != dt.np:
+            arr = _as_carrier(arr, dt)
+        ptr = self._allocate(arr.nbytes, dt)
+        if arr.nbytes:
+            self._gm[-1].data[:] = arr.reshape(-1).view(np.uint8)
+        return ptr
+
+    def gm_empty(self, n: int, dtype: "str | DType") -> Ptr:
+        """A zero-filled GM allocation of ``n`` elements."""
+        dt = _dtype(dtype)
+        self._require_dtype(dt)
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise PtoError(f"gm_empty: element count must be a non-negative integer, got {n!r}")
+        return self._allocate(int(n) * dt.size, dt)
+
+    def _allocate(self, nbytes: int, dt: DType) -> Ptr:
+        base = self._gm_next
+        self._gm.append(_Allocation(base, np.zeros(nbytes, dtype=np.uint8)))
+        self._gm_bases.append(base)
+        self._gm_next = base + -(-max(nbytes, 1) // GM_ALIGN) * GM_ALIGN + GM_GUARD
+        return Ptr("gm", dt, base)
+
+    def ptr(self, space: str, dtype: "str | DType", byte_offset: int = 0, *,
+            subblock: int = 0, block: int = 0) -> Ptr:
+        """A pointer into an on-chip buffer (``l1 l0a l0b l0c bt fb ub`` or the aliases
+        ``mat left right acc vec bias scaling``) at a byte offset."""
+        sp = canonical_space(space)
+        dt = _dtype(dtype)
+        self._require_dtype(dt)
+        if sp == "gm":
+            raise SpaceError("GM pointers come from m.gm(array) or m.gm_empty(n, dtype)")
+        if type(block) is not int or not 0 <= block < len(self.blocks):
+            raise PtoError(f"block {block} does not exist (block_dim = {len(self.blocks)})")
+        if sp == "ub":
+            if type(subblock) is not int or subblock not in range(VECTOR_SUBBLOCKS):
+                raise PtoError(f"subblock must be 0 or 1, got {subblock!r}")
+        elif subblock != 0:
+            raise PtoError(f"subblock selects a vector sub-block's UB; {sp} belongs to the "
+                           f"cube core (got subblock={subblock})")
+        if not isinstance(byte_offset, (int, np.integer)) or not \
+                0 <= byte_offset < self.target.capacity[sp]:
+            raise OutOfBoundsError(
+                f"byte offset {byte_offset!r} is outside {sp} "
+                f"({self.target.capacity[sp]} bytes on {self.target.name})")
+        return Ptr(sp, dt, int(byte_offset), subblock, block)
+
+    def _require_dtype(self, dt: DType) -> None:
+        if not self.target.has_dtype(dt.name):
+            raise TargetError(f"element type {dt.name} does not exist on target "
+                              f"{self.target.name}")
+
+    # --- raw memory access -----------------------------------------------------------
+    def region(self, ptr: Ptr, nbytes: int, *, op: str | None = None,
+               operand: str | None = None) -> tuple[np.ndarray, int]:
+        """The backing byte array of ``ptr`` and its start index, after checking that
+        ``nbytes`` bytes from ``ptr`` lie inside one buffer or GM allocation."""
+        who = operand or "pointer"
+        if ptr.space == "gm":
+            i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
+            if i >= 0:
+                alloc = self._gm[i]
+                start = ptr.offset - alloc.base
+                if start + nbytes <= alloc.data.size:
+                    return alloc.data, start
+                if start < alloc.data.size:
+                    raise OutOfBoundsError(
+                        f"{who} touches GM bytes [{ptr.offset:#x}, {ptr.offset + nbytes:#x}) "
+                        f"but its allocation is [{alloc.base:#x}, "
+                        f"{alloc.base + alloc.data.size:#x}) ({alloc.data.size} bytes)",
+                        op=op, operand=operand)
+            raise OutOfBoundsError(f"{who} address {ptr.offset:#x} is not inside any GM "
+                                   f"allocation", op=op, operand=operand)
+        blk = self.blocks[ptr.block]
+        data = blk.ub[ptr.sub] if ptr.space == "ub" else blk.cube[ptr.space]
+        if ptr.offset < 0 or ptr.offset + nbytes > data.size:
+            raise OutOfBoundsError(
+                f"{who} touches {ptr.space} bytes [{ptr.offset}, {ptr.offset + nbytes}) "
+                f"beyond its {data.size} bytes on {self.target.name}", op=op, operand=operand)
+        return data, ptr.offset
+
+    def read(self, ptr: Ptr, count: int) -> np.ndarray:
+        """A copy of ``count`` elements at ``ptr`` as a numpy array of its carrier dtype."""
+        if not isinstance(count, (int, np.integer)) or count < 0:
+            raise PtoError(f"read: count must be a non-negative integer, got {count!r}")
+        nbytes = int(count) * ptr.dtype.size
+        data, start = self.region(ptr, nbytes, op="read")
+        return data[start:start + nbytes].view(ptr.dtype.np).copy()
+
+    def write(self, ptr: Ptr, array: "np.ndarray | list | tuple | float | int") -> None:
+        """Store elements at ``ptr``. Values are converted to the pointer's element type;
+        an unsigned-integer array of the element's size is taken as raw bit patterns."""
+        arr = _as_carrier(np.asarray(array), ptr.dtype).reshape(-1)
+        data, start = self.region(ptr, arr.nbytes, op="write")
+        data[start:start + arr.nbytes] = arr.view(np.uint8)
+
+
+def _as_carrier(arr: np.ndarray, dt: DType) -> np.ndarray:
+    if arr.dtype == dt.np:
+        return np.ascontiguousarray(arr)
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == dt.size:
+        return np.ascontiguousarray(arr).view(dt.np)
+    if dt.kind == "packed":
+        raise PtoError(f"{dt.name} holds raw codes: pass an unsigned integer array of "
+                       f"{dt.size}-byte items, got {arr.dtype}")
+    return np.ascontiguousarray(arr.astype(dt.np))

@@ -1,0 +1,1 @@
+"""Micro-op semantics and verifiers, one module per family."""

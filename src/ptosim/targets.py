@@ -1,0 +1,90 @@
+"""Target profiles as data: buffer capacities, alignment, element types and ops per target.
+
+Numbers follow pto-isa's buffer_limits.hpp / tassign.md (see docs/semantics.md, "Capacities").
+Code asks the profile; op bodies never test the target's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .dtypes import DTYPES
+from .errors import PtoError
+
+KIB = 1024
+
+# Canonical on-chip space names and the aliases users may write (TileType / memref spellings).
+SPACES: tuple[str, ...] = ("gm", "l1", "l0a", "l0b", "l0c", "ub", "bt", "fb")
+SPACE_ALIASES: dict[str, str] = {
+    "mat": "l1", "left": "l0a", "right": "l0b", "acc": "l0c", "vec": "ub",
+    "bias": "bt", "scaling": "fb", "cbuf": "l1", "ubuf": "ub",
+}
+CUBE_SPACES: tuple[str, ...] = ("l1", "l0a", "l0b", "l0c", "bt", "fb")  # owned by the AIC
+VECTOR_SUBBLOCKS = 2  # one AIC + two AIV per block
+
+_COMMON_DTYPES = frozenset({"f16", "bf16", "f32", "i8", "si8", "ui8", "i16", "si16", "ui16",
+                            "i32", "si32", "ui32", "i64", "si64", "ui64"})
+_A5_ONLY_DTYPES = frozenset({"f8E4M3FN", "f8E5M2", "f8E8M0FNU", "hif8", "hif8x2",
+                             "f4E2M1x2", "f4E1M2x2"})
+
+_COMMON_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_gm_l1", "mte_gm_l1_frac"})
+# The UB<->L1 data path between the vector and cube cores exists on A5 only (see
+# docs/semantics.md, "UB<->L1 path").
+_A5_ONLY_OPS = frozenset({"mte_ub_l1", "mte_l1_ub"})
+
+
+@dataclass(frozen=True)
+class Target:
+    """A hardware profile. ``capacity`` is bytes per buffer (UB: per vector sub-block)."""
+
+    name: str
+    capacity: dict[str, int]
+    dtypes: frozenset[str]
+    ops: frozenset[str]
+    align: int = 32  # base-address alignment of every on-chip buffer access
+
+    def has_dtype(self, name: str) -> bool:
+        return name in self.dtypes
+
+    def has_op(self, name: str) -> bool:
+        return name in self.ops
+
+
+A2A3 = Target(
+    name="a2a3",
+    capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 128 * KIB,
+              "ub": 192 * KIB, "bt": 1 * KIB, "fb": 2 * KIB},
+    dtypes=_COMMON_DTYPES,
+    ops=_COMMON_OPS,
+)
+
+A5 = Target(
+    name="a5",
+    capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
+              "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB},
+    dtypes=_COMMON_DTYPES | _A5_ONLY_DTYPES,
+    ops=_COMMON_OPS | _A5_ONLY_OPS,
+)
+
+TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}
+assert all(d in DTYPES for t in TARGETS.values() for d in t.dtypes)
+
+
+def get_target(name: "str | Target") -> Target:
+    """Look up a profile by name (``a2a3`` or ``a5``)."""
+    if isinstance(name, Target):
+        return name
+    key = name.strip().lower()
+    if key not in TARGETS:
+        raise PtoError(f"unknown target {name!r}; known targets: {', '.join(TARGETS)}")
+    return TARGETS[key]
+
+
+def canonical_space(name: str) -> str:
+    """Canonical space name for a spelling (``mat`` -> ``l1``); raises on unknown spaces."""
+    key = name.strip().lower()
+    key = SPACE_ALIASES.get(key, key)
+    if key not in SPACES:
+        raise PtoError(f"unknown address space {name!r}; known: "
+                       f"{', '.join(SPACES)} (aliases: {', '.join(SPACE_ALIASES)})")
+    return key

@@ -1,0 +1,18 @@
+import numpy as np
+import pytest
+
+import ptosim
+
+POISON = 0xCD
+
+
+@pytest.fixture
+def m() -> ptosim.Machine:
+    """An a5 machine whose on-chip buffers start as 0xCD bytes, so untouched bytes show."""
+    return ptosim.Machine(target="a5", poison=POISON)
+
+
+def raw(m: ptosim.Machine, space: str, sub: int = 0) -> np.ndarray:
+    """The whole backing byte array of a space (a view, not a copy)."""
+    blk = m.blocks[0]
+    return blk.ub[sub] if space == "ub" else blk.cube[space]
