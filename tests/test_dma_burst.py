@@ -233,6 +233,7 @@ def test_gm_l1_manual_example(m):
     np.testing.assert_array_equal(m.read(l1, 64).reshape(4, 16), x.reshape(4, 32)[:, :16])
 
 
+@pytest.mark.filterwarnings("ignore::ptosim.PtoWarning")   # overlapping rows are drawn on purpose
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_gm_l1_matches_reference(data):

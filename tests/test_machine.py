@@ -279,3 +279,12 @@ def test_ptr_rejects_non_integer_block_and_steps():
         p + 1.7
     with pytest.raises(ptosim.PtoError, match="whole elements"):
         p - 0.5
+
+
+def test_planned_ops_raise_not_implemented():
+    m = ptosim.Machine()
+    with pytest.raises(ptosim.NotImplementedOpError, match="mad: mad is a PTO op that ptosim "
+                                                           "does not implement yet"):
+        m.mad(None, None, None, 16, 16, 16)
+    with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
+        m.nonsense

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+from .errors import NotImplementedOpError
 from .ops.dma import DmaOps
+
+# PTO ops of the manual that ptosim does not implement yet (README support table).
+PLANNED_OPS = frozenset({
+    "mte_l1_l0a", "mte_l1_l0b", "mte_l1_l0a_mx", "mte_l1_l0b_mx", "mte_l1_bt", "mte_l1_fb",
+    "mad", "mad_acc", "mad_bias", "mad_mx", "mad_mx_acc", "mad_mx_bias",
+    "mte_l0c_gm", "mte_l0c_l1", "mte_l0c_ub",
+    "set_flag", "wait_flag", "barrier", "pipe_barrier",
+    "TLOAD", "TSTORE", "TMOV", "TEXTRACT", "TINSERT", "TMATMUL", "TMATMUL_ACC",
+    "TMATMUL_BIAS", "TFILLPAD", "tile", "global_tensor", "read_tile",
+})
 
 
 class Machine(DmaOps):
@@ -16,3 +27,9 @@ class Machine(DmaOps):
     >>> float(m.read(ub + 5, 1)[0])
     5.0
     """
+
+    def __getattr__(self, name: str) -> object:
+        if name in PLANNED_OPS:
+            raise NotImplementedOpError(f"{name} is a PTO op that ptosim does not implement "
+                                        f"yet (see the README's support table)", op=name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
