@@ -98,7 +98,7 @@ def extent(length: int, dims: Iterable[tuple[int, int]]) -> int:
 
 
 def strided(buf: np.ndarray, start: int, dims: Sequence[tuple[int, int]], tail: Sequence[int],
-            tail_strides: Sequence[int], dt: np.dtype = np.dtype(np.uint8)) -> np.ndarray:
+            tail_strides: Sequence[int], dt: np.dtype) -> np.ndarray:
     """View of ``buf`` with axes ``dims`` (count, byte stride; outer first) then ``tail``."""
     shape = tuple(c for c, _ in dims) + tuple(tail)
     strides = tuple(s for _, s in dims) + tuple(tail_strides)

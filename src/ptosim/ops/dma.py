@@ -103,7 +103,7 @@ class DmaOps(MachineState):
                                          dim[0], dim[k])
         return s, d, length, dims
 
-    def _run_bursts(self, op: str, names: tuple[str, str], s: Ptr, d: Ptr, length: int,
+    def _regions(self, op: str, names: tuple[str, str], s: Ptr, d: Ptr, length: int,
                     dims: Sequence[Dim], dst_length: int | None = None) -> tuple:
         src_reg = self.region(s, extent(length, [(c, x) for c, x, _ in dims]),
                               op=op, operand=names[0])
@@ -122,7 +122,7 @@ class DmaOps(MachineState):
                                                nburst, loop)
         field(op, "l2_cache_ctl", l2_cache_ctl, 2)
         if pad is None:
-            src_reg, dst_reg = self._run_bursts(op, ("gm_src", "ub_dst"), s, d, length, dims)
+            src_reg, dst_reg = self._regions(op, ("gm_src", "ub_dst"), s, d, length, dims)
             burst_copy(src_reg, dst_reg, length, dims, op)
             return
         p = clause(op, "pad", pad, (1, 3))
@@ -139,7 +139,7 @@ class DmaOps(MachineState):
             raise VerifyError(f"padded UB row of {row} bytes is longer than nburst dst_stride "
                               f"= {dims[0][2]} bytes, so rows would overwrite each other",
                               op=op, operand="pad")
-        src_reg, dst_reg = self._run_bursts(op, ("gm_src", "ub_dst"), s, d, length, dims,
+        src_reg, dst_reg = self._regions(op, ("gm_src", "ub_dst"), s, d, length, dims,
                                             dst_length=row)
         outer_first = [(c, y) for c, _, y in reversed(dims)]
         strided(dst_reg[0], dst_reg[1], outer_first, (row // es,), (es,), d.dtype.np)[...] = value
@@ -152,7 +152,7 @@ class DmaOps(MachineState):
         op = "mte_ub_gm"
         s, d, length, dims = self._stride_dims(op, _UB_GM, ub_src, gm_dst, len_burst,
                                                nburst, loop)
-        src_reg, dst_reg = self._run_bursts(op, ("ub_src", "gm_dst"), s, d, length, dims)
+        src_reg, dst_reg = self._regions(op, ("ub_src", "gm_dst"), s, d, length, dims)
         burst_copy(src_reg, dst_reg, length, dims, op)
 
     def mte_gm_l1(self, src: Ptr, dst: Ptr, len_burst: int, *,
@@ -161,7 +161,7 @@ class DmaOps(MachineState):
         """GM -> L1 (MTE2), bytes copied verbatim, no layout change."""
         op = "mte_gm_l1"
         s, d, length, dims = self._stride_dims(op, _GM_L1, src, dst, len_burst, nburst, loop)
-        src_reg, dst_reg = self._run_bursts(op, ("src", "dst"), s, d, length, dims)
+        src_reg, dst_reg = self._regions(op, ("src", "dst"), s, d, length, dims)
         burst_copy(src_reg, dst_reg, length, dims, op)
 
     # --- gap model -------------------------------------------------------------------
@@ -197,7 +197,7 @@ class DmaOps(MachineState):
             raise SpaceError(f"{names[0]} is in block {s.block} but {names[1]} in block "
                              f"{d.block}", op=op)
         nbytes = length * BLOCK_BYTES
-        src_reg, dst_reg = self._run_bursts(op, names, s, d, nbytes, dims)
+        src_reg, dst_reg = self._regions(op, names, s, d, nbytes, dims)
         burst_copy(src_reg, dst_reg, nbytes, dims, op)
 
     def mte_ub_ub(self, ub_src: Ptr, ub_dst: Ptr, len_burst: int, *,
