@@ -17,10 +17,16 @@ import numpy as np
 import ptosim
 
 
-def best_us(fn: Callable[[], None], number: int, repeat: int = 7) -> float:
-    """Best-of-``repeat`` mean time per call in microseconds (the least disturbed run)."""
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+def paired_us(op: Callable[[], None], base: Callable[[], None], number: int,
+              rounds: int = 9) -> tuple[float, float]:
+    """Best times of ``op`` and ``base``, measured in alternation so that machine noise
+    and clock drift hit both alike (the ratio is the figure that matters)."""
+    op(), base()
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(timeit.timeit(op, number=number))
+        theirs.append(timeit.timeit(base, number=number))
+    return min(ours) / number * 1e6, min(theirs) / number * 1e6
 
 
 def nd2nz_case(m: ptosim.Machine, rows: int, cols: int, npdt: type, name: str, number: int
@@ -36,7 +42,7 @@ def nd2nz_case(m: ptosim.Machine, rows: int, cols: int, npdt: type, name: str, n
         out.reshape(cols // c0, rows, c0)[...] = a.reshape(rows, cols // c0, c0).transpose(1, 0, 2)
 
     label = f"mte_gm_l1_frac nd2nz {rows}x{cols} {name}"
-    return label, best_us(op, number), best_us(baseline, number)
+    return (label, *paired_us(op, baseline, number))
 
 
 def main() -> None:
@@ -53,14 +59,13 @@ def main() -> None:
     plain = np.empty_like(data)
     # len_burst is a 16-bit field: 64 KiB is two 32 KiB bursts
     rows.append(("mte_gm_ub 64 KiB (2 x 32 KiB bursts)",
-                 best_us(lambda: m.mte_gm_ub(gm, ub, 0, 32768, nburst=(2, 32768, 32768)),
-                         2000 // k),
-                 best_us(lambda: plain.__setitem__(slice(None), data), 2000 // k)))
+                 *paired_us(lambda: m.mte_gm_ub(gm, ub, 0, 32768, nburst=(2, 32768, 32768)),
+                            lambda: plain.__setitem__(slice(None), data), 2000 // k)))
     u0, u1 = m.ptr("ub", "f32", 0), m.ptr("ub", "f32", 4096)
     small = np.empty(32, np.uint8)
     rows.append(("mte_ub_ub one 32 B burst (overhead)",
-                 best_us(lambda: m.mte_ub_ub(u0, u1, 1, nburst=(1, 0, 0)), 20000 // k),
-                 best_us(lambda: small.__setitem__(slice(None), data[:32]), 20000 // k)))
+                 *paired_us(lambda: m.mte_ub_ub(u0, u1, 1, nburst=(1, 0, 0)),
+                            lambda: small.__setitem__(slice(None), data[:32]), 20000 // k)))
 
     print(f"{'op':42} {'ptosim us':>10} {'numpy us':>10} {'ratio':>7}")
     for label, ours, base in rows:
