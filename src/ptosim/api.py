@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from .errors import NotImplementedOpError
+from .ops.cube import CubeMoveOps
 from .ops.dma import DmaOps
+from .ops.mad import MadOps
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
 PLANNED_OPS = frozenset({
-    "mte_l1_l0a", "mte_l1_l0b", "mte_l1_l0a_mx", "mte_l1_l0b_mx", "mte_l1_bt", "mte_l1_fb",
-    "mad", "mad_acc", "mad_bias", "mad_mx", "mad_mx_acc", "mad_mx_bias",
+    "mte_l1_l0a_mx", "mte_l1_l0b_mx", "mte_l1_bt", "mte_l1_fb",
+    "mad_mx", "mad_mx_acc", "mad_mx_bias",
     "mte_l0c_gm", "mte_l0c_l1", "mte_l0c_ub",
     "set_flag", "wait_flag", "barrier", "pipe_barrier",
     "TLOAD", "TSTORE", "TMOV", "TEXTRACT", "TINSERT", "TMATMUL", "TMATMUL_ACC",
@@ -16,7 +18,7 @@ PLANNED_OPS = frozenset({
 })
 
 
-class Machine(DmaOps):
+class Machine(DmaOps, CubeMoveOps, MadOps):
     """A simulated Ascend NPU: GM, one cube core and two vector sub-blocks per block.
 
     >>> import numpy as np, ptosim

@@ -27,7 +27,8 @@ _COMMON_DTYPES = frozenset({"f16", "bf16", "f32", "i8", "si8", "ui8", "i16", "si
 _A5_ONLY_DTYPES = frozenset({"f8E4M3FN", "f8E5M2", "f8E8M0FNU", "hif8", "hif8x2",
                              "f4E2M1x2", "f4E1M2x2"})
 
-_COMMON_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_gm_l1", "mte_gm_l1_frac"})
+_COMMON_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_gm_l1", "mte_gm_l1_frac",
+                         "mte_l1_l0a", "mte_l1_l0b", "mad", "mad_acc", "mad_bias"})
 # The UB<->L1 data path between the vector and cube cores exists on A5 only (see
 # docs/semantics.md, "UB<->L1 path").
 _A5_ONLY_OPS = frozenset({"mte_ub_l1", "mte_l1_ub"})
@@ -41,7 +42,10 @@ class Target:
     capacity: dict[str, int]
     dtypes: frozenset[str]
     ops: frozenset[str]
-    align: int = 32  # base-address alignment of every on-chip buffer access
+    l0a_layout: str = "NZ"          # fractal layout of the left operand in L0A
+    mad_types: frozenset[tuple[str, str, str]] = frozenset()   # (lhs, rhs, acc) triples
+    align: int = 32                 # base-address alignment of every on-chip buffer access
+    l0_align: int = 32              # base alignment of L0A/L0B/L0C operand tiles
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -50,12 +54,19 @@ class Target:
         return name in self.ops
 
 
+_MAD_COMMON = frozenset({("i8", "i8", "i32"), ("f16", "f16", "f32"), ("bf16", "bf16", "f32"),
+                         ("f32", "f32", "f32")})
+_MAD_A5 = frozenset({(a, b, "f32") for a in ("f8E4M3FN", "f8E5M2")
+                     for b in ("f8E4M3FN", "f8E5M2")} | {("hif8", "hif8", "f32")})
+
 A2A3 = Target(
     name="a2a3",
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 128 * KIB,
               "ub": 192 * KIB, "bt": 1 * KIB, "fb": 2 * KIB},
     dtypes=_COMMON_DTYPES,
     ops=_COMMON_OPS,
+    l0a_layout="ZZ",
+    mad_types=_MAD_COMMON,
 )
 
 A5 = Target(
@@ -64,6 +75,8 @@ A5 = Target(
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB},
     dtypes=_COMMON_DTYPES | _A5_ONLY_DTYPES,
     ops=_COMMON_OPS | _A5_ONLY_OPS,
+    l0a_layout="NZ",
+    mad_types=_MAD_COMMON | _MAD_A5,
 )
 
 TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}

@@ -1,0 +1,116 @@
+"""Cube operand staging: L1 -> L0A / L0B (with transpose), L1 -> BT, L1 -> FB.
+
+The operand buffers hold fractal layouts (docs/semantics.md, "Cube operands"):
+- L0A: A (m x k) padded to align16(m) x align(k, C0), NZ on a5 / ZZ on a2a3 (16 x C0 boxes);
+- L0B: B (k x n) padded to align(k, C0) x align16(n), ZN ([K1][Npad][C0], K innermost).
+An L1 source is an NZ image: of A (or of A^T with ``transpose``) for L0A, and for L0B
+either already ZN (= NZ of B^T) or, with ``transpose``, NZ of B with align(k, max(16, C0))
+rows - what nd2nz of a row-major B produces. Whole fractals move, padding included.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..dtypes import DType
+from ..layout import Layout, tile_layout
+from ..machine import MachineState, Ptr
+from .common import check_aligned, check_ptr, field, require_op
+from ..errors import DtypeError
+
+MNK_BITS = 12  # m, n, k fields of the cube ops: 1..4095
+
+
+def align(x: int, a: int) -> int:
+    return -(-x // a) * a
+
+
+@lru_cache(maxsize=256)
+def l0a_layout(name: str, m: int, k: int, dt: DType) -> Layout:
+    """L0A image of an m x k left operand (``name``: the target's L0A layout, NZ or ZZ)."""
+    return tile_layout(name, align(m, 16), align(k, dt.c0), dt)
+
+
+@lru_cache(maxsize=256)
+def l0b_layout(k: int, n: int, dt: DType) -> Layout:
+    """L0B image of a k x n right operand: ZN with C0 x 16 boxes."""
+    return tile_layout("ZN", align(k, dt.c0), align(n, 16), dt)
+
+
+@lru_cache(maxsize=256)
+def _l1_source(rows: int, cols: int, transposed: bool, dt: DType) -> tuple[Layout, int, int]:
+    """The L1 NZ image a (rows x cols) operand is read from, and the logical size to read.
+
+    Not transposed: NZ of the operand itself (rows padded to 16). Transposed: NZ of its
+    transpose, whose row count is padded to the transpose block max(16, C0)."""
+    if not transposed:
+        return tile_layout("NZ", rows, cols, dt), rows, cols
+    t_rows = align(cols, max(16, dt.c0))
+    return tile_layout("NZ", t_rows, align(rows, dt.c0), dt), rows, cols
+
+
+def read_matrix(buf: np.ndarray, offset: int, lay: Layout, dt: DType) -> np.ndarray:
+    """The logical matrix stored under a layout (a copy)."""
+    return lay.view(buf, offset, dt).reshape(lay.rows, lay.cols)
+
+
+def write_matrix(buf: np.ndarray, offset: int, lay: Layout, dt: DType, mat: np.ndarray) -> None:
+    lay.view(buf, offset, dt)[...] = mat.reshape(lay.shape)
+
+
+class CubeMoveOps(MachineState):
+    """L1 -> L0A/L0B/BT/FB moves (AIC MTE1; mte_l1_fb on FIX)."""
+
+    def _l1_to_l0(self, op: str, src: object, dst: object, space: str, shape: tuple,
+                  transpose: bool) -> tuple[Ptr, Ptr, DType]:
+        require_op(self, op)
+        s = check_ptr(op, "src", src, "l1")
+        d = check_ptr(op, "dst", dst, space)
+        if s.dtype.np != d.dtype.np:
+            raise DtypeError(f"src and dst element types differ ({s.dtype.name} vs "
+                             f"{d.dtype.name})", op=op)
+        if d.dtype.size not in (1, 2, 4):
+            raise DtypeError(f"element type {d.dtype.name} is not a cube operand type",
+                             op=op, operand="dst")
+        check_aligned(op, "src", s)
+        check_aligned(op, "dst", d, self.target.l0_align)
+        if not isinstance(transpose, (bool, np.bool_)):
+            raise DtypeError(f"transpose must be a boolean, got {transpose!r}", op=op,
+                             operand="transpose")
+        return s, d, d.dtype
+
+    def mte_l1_l0a(self, src: Ptr, dst: Ptr, m: int, k: int, *, transpose: bool = False) -> None:
+        """L1 NZ image of A (or of A^T with ``transpose``) -> L0A fractals of A (m x k)."""
+        op = "mte_l1_l0a"
+        m = field(op, "m", m, MNK_BITS, 1)
+        k = field(op, "k", k, MNK_BITS, 1)
+        s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
+        dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
+        self._stage(op, s, d, dt, dst_lay, transpose)
+
+    def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, *, transpose: bool = False) -> None:
+        """L1 ZN image of B, or with ``transpose`` the NZ image of B -> L0B fractals of B."""
+        op = "mte_l1_l0b"
+        k = field(op, "k", k, MNK_BITS, 1)
+        n = field(op, "n", n, MNK_BITS, 1)
+        s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
+        dst_lay = l0b_layout(k, n, dt)
+        # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1 NZ
+        # image of B (``transpose``) is the transposed NZ form of B^T.
+        self._stage(op, s, d, dt, dst_lay, transpose, transposed_dst=True)
+
+    def _stage(self, op: str, s: Ptr, d: Ptr, dt: DType, dst_lay: Layout, transpose: bool,
+               transposed_dst: bool = False) -> None:
+        rows, cols = dst_lay.rows, dst_lay.cols
+        if transposed_dst:          # stage the transpose of the operand (B^T for L0B)
+            rows, cols = cols, rows
+        src_lay, r, c = _l1_source(rows, cols, transpose, dt)
+        src_buf, src_off = self.region(s, src_lay.span * dt.size, op=op, operand="src")
+        dst_buf, dst_off = self.region(d, dst_lay.span * dt.size, op=op, operand="dst")
+        mat = read_matrix(src_buf, src_off, src_lay, dt)
+        mat = mat[:c, :r].T if transpose else mat[:r, :c]
+        if transposed_dst:
+            mat = mat.T
+        write_matrix(dst_buf, dst_off, dst_lay, dt, np.ascontiguousarray(mat))

@@ -1,0 +1,182 @@
+"""The cube MAD family: mad, mad_acc, mad_bias (pipe M).
+
+C (m x n, accumulator type) = A (m x k, L0A) . B (k x n, L0B) [+ C] [+ bias row].
+A and B are read through the target's operand fractal layouts (`cube.l0a_layout`,
+`cube.l0b_layout`); C is stored in L0C as NZ with 16 x 16 fractals. Floating inputs are
+widened exactly to f32 and multiplied with BLAS, accumulating in f32; 8-bit integers are
+multiplied in f64 (exact: |sum| < 2^27) and stored as i32. Only the m x n region of L0C is
+written (docs/semantics.md, "MAD").
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from ..dtypes import DType, hif8_to_float32
+from ..errors import DtypeError, FieldRangeError, VerifyError
+from ..layout import Layout, tile_layout
+from ..machine import MachineState, Ptr
+from .common import check_aligned, check_ptr, field, require_op
+from .cube import MNK_BITS, align, l0a_layout, l0b_layout, read_matrix
+
+_SIGNLESS = {"si8": "i8", "si16": "i16", "si32": "i32", "si64": "i64"}
+_F32_MAX = np.float32(np.finfo(np.float32).max)
+
+
+@lru_cache(maxsize=256)
+def acc_layout(m: int, n: int, dt: DType) -> Layout:
+    """L0C image of an m x n accumulator: NZ with 16 x 16 fractals (1024 B for 4-byte C)."""
+    return tile_layout("NZ", align(m, 16), align(n, 16), dt, fractal=1024)
+
+
+def acc_read(buf: np.ndarray, off: int, dt: DType, m: int, n: int, rows: int) -> np.ndarray:
+    """The m x n accumulator at ``off`` whose N-blocks are ``rows`` rows apart (a copy)."""
+    v = acc_layout(rows, n, dt).view(buf, off, dt)            # (rows, nblk, 16)
+    return v[:m].reshape(m, -1)[:, :n].copy()
+
+
+def acc_write(buf: np.ndarray, off: int, dt: DType, rows: int, mat: np.ndarray) -> None:
+    """Store an m x n matrix as NZ 16 x 16 fractals, writing only its m x n elements."""
+    m, n = mat.shape
+    v = acc_layout(rows, n, dt).view(buf, off, dt)
+    full, tail = divmod(n, 16)
+    if full:
+        v[:m, :full, :] = mat[:, :full * 16].reshape(m, full, 16)
+    if tail:
+        v[:m, full, :tail] = mat[:, full * 16:]
+
+
+def _round_tf32(x: np.ndarray, mode: str) -> np.ndarray:
+    """Round f32 values to TF32 (10 mantissa bits), ties to even or away from zero."""
+    bits = x.view(np.uint32)
+    finite = (bits & 0x7F800000) != 0x7F800000
+    if mode == "round_even":
+        rounded = bits + np.uint32(0x0FFF) + ((bits >> 13) & np.uint32(1))
+    else:
+        rounded = bits + np.uint32(0x1000)
+    rounded &= np.uint32(0xFFFFE000)
+    return np.where(finite, rounded, bits).view(np.float32)
+
+
+def _to_compute(x: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.name == "hif8":
+        return hif8_to_float32(x)
+    if dt.kind in ("int", "uint"):
+        return x.astype(np.float64)
+    return x.astype(np.float32)
+
+
+class MadOps(MachineState):
+    """mad / mad_acc / mad_bias as Machine methods: operands (lhs, rhs, dst[, bias], m, n, k)."""
+
+    def mad(self, lhs: Ptr, rhs: Ptr, dst: Ptr, m: int, n: int, k: int, *,
+            unit_flag: str | None = None, disable_gemv: bool = False, sat: str | None = None,
+            tf32_mode: str | None = None, n_dir: bool = False) -> None:
+        """C = A . B (L0C overwritten)."""
+        self._mad("mad", lhs, rhs, dst, None, m, n, k, unit_flag, disable_gemv, sat,
+                  tf32_mode, n_dir)
+
+    def mad_acc(self, lhs: Ptr, rhs: Ptr, dst: Ptr, m: int, n: int, k: int, *,
+                unit_flag: str | None = None, disable_gemv: bool = False,
+                sat: str | None = None, tf32_mode: str | None = None,
+                n_dir: bool = False) -> None:
+        """C += A . B."""
+        self._mad("mad_acc", lhs, rhs, dst, None, m, n, k, unit_flag, disable_gemv, sat,
+                  tf32_mode, n_dir)
+
+    def mad_bias(self, lhs: Ptr, rhs: Ptr, dst: Ptr, bias: Ptr, m: int, n: int, k: int, *,
+                 unit_flag: str | None = None, disable_gemv: bool = False,
+                 sat: str | None = None, tf32_mode: str | None = None,
+                 n_dir: bool = False) -> None:
+        """C = A . B + bias[j] (bias: n accumulator-typed values in BT)."""
+        self._mad("mad_bias", lhs, rhs, dst, bias, m, n, k, unit_flag, disable_gemv, sat,
+                  tf32_mode, n_dir)
+
+    def _mad(self, op: str, lhs: object, rhs: object, dst: object, bias: object, m: object,
+             n: object, k: object, unit_flag: object, disable_gemv: object, sat: object,
+             tf32_mode: object, n_dir: object) -> None:
+        require_op(self, op)
+        a = check_ptr(op, "lhs", lhs, "l0a")
+        b = check_ptr(op, "rhs", rhs, "l0b")
+        c = check_ptr(op, "dst", dst, "l0c")
+        mv = field(op, "m", m, MNK_BITS, 1)
+        nv = field(op, "n", n, MNK_BITS, 1)
+        kv = field(op, "k", k, MNK_BITS, 1)
+        triple = tuple(_SIGNLESS.get(p.dtype.name, p.dtype.name) for p in (a, b, c))
+        if triple not in self.target.mad_types:
+            raise DtypeError(f"type triple ({', '.join(p.dtype.name for p in (a, b, c))}) is "
+                             f"not a {op} form on target {self.target.name}", op=op)
+        for name, p in (("lhs", a), ("rhs", b), ("dst", c)):
+            check_aligned(op, name, p, self.target.l0_align)
+        is_float = c.dtype.name == "f32"
+        if unit_flag not in (None, "check_only", "check_and_set"):
+            raise VerifyError(f"unit_flag must be 'check_only' or 'check_and_set', got "
+                              f"{unit_flag!r}", op=op, operand="unit_flag")
+        if sat not in (None, "sat", "nosat"):
+            raise VerifyError(f"sat must be 'sat' or 'nosat', got {sat!r}", op=op, operand="sat")
+        if sat is not None and not is_float:
+            raise VerifyError(f"{sat} applies to floating-point accumulation only, got an "
+                              f"{c.dtype.name} accumulator", op=op, operand="sat")
+        if tf32_mode not in (None, "round_even", "round_away"):
+            raise VerifyError(f"tf32_mode must be 'round_even' or 'round_away', got "
+                              f"{tf32_mode!r}", op=op, operand="tf32_mode")
+        if tf32_mode is not None and triple != ("f32", "f32", "f32"):
+            raise VerifyError(f"tf32_mode needs f32 x f32 -> f32 operands, got "
+                              f"{'x'.join(triple)}", op=op, operand="tf32_mode")
+        for name, flag in (("disable_gemv", disable_gemv), ("n_dir", n_dir)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise FieldRangeError(f"{name} must be a boolean, got {flag!r}", op=op,
+                                      operand=name)
+        bias_ptr = None
+        if op == "mad_bias":
+            bias_ptr = check_ptr(op, "bias", bias, "bt")
+            if bias_ptr.dtype.np != c.dtype.np:
+                raise DtypeError(f"bias element type {bias_ptr.dtype.name} must be the "
+                                 f"accumulator type {c.dtype.name}", op=op, operand="bias")
+            check_aligned(op, "bias", bias_ptr)
+
+        at, bt_, ct = a.dtype, b.dtype, c.dtype
+        gemv = mv == 1 and not disable_gemv
+        a_lay = l0a_layout(self.target.l0a_layout, mv, kv, at)
+        b_lay = l0b_layout(kv, nv, bt_)
+        c_lay = acc_layout(mv, nv, ct)
+        a_buf, a_off = self.region(a, (kv if gemv else a_lay.span) * at.size, op=op,
+                                   operand="lhs")
+        b_buf, b_off = self.region(b, b_lay.span * bt_.size, op=op, operand="rhs")
+        c_buf, c_off = self.region(c, c_lay.span * ct.size, op=op, operand="dst")
+        if bias_ptr is not None:
+            bias_buf, bias_off = self.region(bias_ptr, nv * ct.size, op=op, operand="bias")
+
+        if gemv:   # GEMV: the single A row is read contiguously
+            amat = a_buf[a_off:a_off + kv * at.size].view(at.np).reshape(1, kv)
+        else:
+            amat = read_matrix(a_buf, a_off, a_lay, at)[:mv, :kv]
+        bmat = read_matrix(b_buf, b_off, b_lay, bt_)[:kv, :nv]
+        x, y = _to_compute(amat, at), _to_compute(bmat, bt_)
+        if tf32_mode is not None:
+            x, y = _round_tf32(x, tf32_mode), _round_tf32(y, tf32_mode)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is modelled below
+            self._accumulate(op, x @ y, is_float, sat, c_buf, c_off, ct, mv, nv,
+                             bias_buf[bias_off:bias_off + nv * 4].view(ct.np)
+                             if bias_ptr is not None else None)
+
+    @staticmethod
+    def _accumulate(op: str, prod: np.ndarray, is_float: bool, sat: object, c_buf: np.ndarray,
+                    c_off: int, ct: DType, mv: int, nv: int, bias: np.ndarray | None) -> None:
+        if is_float:
+            prod = prod.astype(np.float32)
+            if op == "mad_acc":
+                prod = acc_read(c_buf, c_off, ct, mv, nv, align(mv, 16)) + prod
+            elif bias is not None:
+                prod = prod + bias[None, :]
+            if sat != "nosat":     # saturating mode (the reset state): overflow -> +-max
+                prod = np.clip(prod, -_F32_MAX, _F32_MAX)
+        else:
+            prod = prod.astype(np.int64).astype(np.int32)
+            if op == "mad_acc":
+                prod = acc_read(c_buf, c_off, ct, mv, nv, align(mv, 16)) + prod
+            elif bias is not None:
+                prod = prod + bias[None, :]
+        acc_write(c_buf, c_off, ct, align(mv, 16), prod.astype(ct.np))

@@ -1,0 +1,306 @@
+"""Cube path: mte_l1_l0a / mte_l1_l0b (fractal operand layouts, transpose) and the MAD family."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ptosim
+from ptosim import AlignmentError, DtypeError, FieldRangeError, OutOfBoundsError, SpaceError, VerifyError
+
+from conftest import POISON, raw
+
+NAMES = {np.float16: "f16", np.float32: "f32", np.int8: "i8", ml_dtypes.bfloat16: "bf16"}
+
+
+def al(x, a):
+    return -(-x // a) * a
+
+
+def pad(mat, rows, cols):
+    out = np.zeros((rows, cols), mat.dtype)
+    out[:mat.shape[0], :mat.shape[1]] = mat
+    return out
+
+
+def stage_nd2nz(m, mat, l1_byte, rows_pad):
+    """nd2nz of a row-major matrix into L1 with ``rows_pad`` rows per column block."""
+    name = NAMES[mat.dtype.type]
+    r, c = mat.shape
+    ptr = m.ptr("l1", name, l1_byte)
+    m.mte_gm_l1_frac(m.gm(mat), ptr, "nd2nz", shape=(r, c), src_layout=(c * mat.itemsize,),
+                     dst_group=(1, 1, rows_pad, 0))
+    return ptr
+
+
+def matmul_on(m, a, b, *, a_transposed_in_l1=False, b_nz_in_l1=True):
+    """Run GM -> L1 -> L0A/L0B -> mad and return the m x n accumulator."""
+    name = NAMES[a.dtype.type]
+    M, K = a.shape
+    N = b.shape[1]
+    c0 = 32 // a.itemsize
+    c0t = max(16, c0)
+    if a_transposed_in_l1:
+        l1a = stage_nd2nz(m, np.ascontiguousarray(a.T), 0, al(K, c0t))
+    else:
+        l1a = stage_nd2nz(m, a, 0, al(M, 16))
+    if b_nz_in_l1:
+        l1b = stage_nd2nz(m, b, 256 * 1024, al(K, c0t))
+    else:                                       # ZN image of B = NZ image of B^T
+        l1b = stage_nd2nz(m, np.ascontiguousarray(b.T), 256 * 1024, al(N, 16))
+    l0a, l0b = m.ptr("l0a", name, 0), m.ptr("l0b", name, 0)
+    acc = "i32" if name == "i8" else "f32"
+    l0c = m.ptr("l0c", acc, 0)
+    m.mte_l1_l0a(l1a, l0a, M, K, transpose=a_transposed_in_l1)
+    m.mte_l1_l0b(l1b, l0b, K, N, transpose=b_nz_in_l1)
+    m.mad(l0a, l0b, l0c, M, N, K, disable_gemv=True)
+    return acc_matrix(m, acc, M, N)
+
+
+def acc_matrix(m, acc, M, N, byte=0):
+    """Read the m x n accumulator straight from L0C bytes: NZ 16x16 fractals, numpy-style."""
+    npdt = np.int32 if acc == "i32" else np.float32
+    Mp, Np = al(M, 16), al(N, 16)
+    blocks = raw(m, "l0c")[byte:byte + Mp * Np * 4].view(npdt).reshape(Np // 16, Mp, 16)
+    return blocks.transpose(1, 0, 2).reshape(Mp, Np)[:M, :N]
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+@pytest.mark.parametrize("dt, M, N, K", [
+    (np.float16, 40, 60, 50), (np.float16, 1, 20, 40), (ml_dtypes.bfloat16, 17, 33, 65),
+    (np.float32, 20, 30, 37), (np.int8, 33, 17, 70), (np.int8, 16, 48, 96)])
+def test_matmul_matches_numpy(target, dt, M, N, K):
+    rng = np.random.default_rng(M * N + K)
+    a = rng.integers(-8, 8, (M, K)).astype(dt)
+    b = rng.integers(-8, 8, (K, N)).astype(dt)
+    got = matmul_on(ptosim.Machine(target=target, poison=POISON), a, b)
+    np.testing.assert_array_equal(got, (a.astype(np.int64) @ b.astype(np.int64)).astype(got.dtype))
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.int8])
+@pytest.mark.parametrize("a_t, b_nz", [(True, True), (False, False), (True, False)])
+def test_transposed_and_zn_sources(dt, a_t, b_nz):
+    rng = np.random.default_rng(7)
+    a = rng.integers(-4, 4, (24, 40)).astype(dt)
+    b = rng.integers(-4, 4, (40, 36)).astype(dt)
+    got = matmul_on(ptosim.Machine(poison=POISON), a, b, a_transposed_in_l1=a_t,
+                    b_nz_in_l1=b_nz)
+    np.testing.assert_array_equal(got, (a.astype(np.int64) @ b.astype(np.int64)).astype(got.dtype))
+
+
+@pytest.mark.parametrize("target, l0a_golden", [
+    ("a5", lambda p, M1, K1, c0: p.reshape(M1 * 16, K1, c0).transpose(1, 0, 2)),      # NZ
+    ("a2a3", lambda p, M1, K1, c0: p.reshape(M1, 16, K1, c0).transpose(0, 2, 1, 3)),  # ZZ
+])
+def test_operand_fractal_bytes(target, l0a_golden):
+    """L0A holds NZ (a5) / ZZ (a2a3) 16 x C0 fractals of A, L0B holds [K1][Npad][C0] of B,
+    padding lanes included (zero here: nd2nz zero-fills the C0 tails)."""
+    m = ptosim.Machine(target=target, poison=0)
+    a = np.arange(20 * 24, dtype=np.float16).reshape(20, 24)
+    b = np.arange(24 * 18, dtype=np.float16).reshape(24, 18) % 97
+    matmul_on(m, a, b)
+    Mp, Kp, Np = 32, 32, 32
+    got_a = raw(m, "l0a")[:Mp * Kp * 2].view(np.float16)
+    np.testing.assert_array_equal(got_a, l0a_golden(pad(a, Mp, Kp), 2, 2, 16).ravel())
+    got_b = raw(m, "l0b")[:Kp * Np * 2].view(np.float16)
+    np.testing.assert_array_equal(got_b, pad(b, Kp, Np).reshape(2, 16, Np).transpose(0, 2, 1).ravel())
+
+
+def test_mad_writes_only_the_m_by_n_region(m):
+    a = np.ones((20, 16), np.float16)
+    b = np.ones((16, 18), np.float16)
+    matmul_on(m, a, b)
+    blocks = raw(m, "l0c")[:32 * 32 * 4].reshape(2, 32, 16, 4)      # [N1][Mpad][16][4 B]
+    assert (blocks[0, 20:] == POISON).all()                          # rows 20..31
+    assert (blocks[1, :20, 2:] == POISON).all()                      # columns 18..31
+    assert (blocks[1, :20, :2].view(np.float32) == 16).all()
+
+
+def _load_operands(m, a, b):
+    """Write L0A (NZ, a5) and L0B (ZN) images directly, as numpy builds them."""
+    M, K = a.shape
+    N = b.shape[1]
+    Mp, Kp, Np = al(M, 16), al(K, 16), al(N, 16)
+    l0a, l0b = m.ptr("l0a", "f16", 0), m.ptr("l0b", "f16", 0)
+    m.write(l0a, pad(a, Mp, Kp).reshape(Mp, Kp // 16, 16).transpose(1, 0, 2))
+    m.write(l0b, pad(b, Kp, Np).reshape(Kp // 16, 16, Np).transpose(0, 2, 1))
+    return l0a, l0b
+
+
+def test_mad_acc_and_bias(m):
+    rng = np.random.default_rng(3)
+    a = rng.integers(-3, 3, (24, 40)).astype(np.float16)
+    b = rng.integers(-3, 3, (40, 20)).astype(np.float16)
+    l0a, l0b = _load_operands(m, a, b)
+    l0c = m.ptr("l0c", "f32", 4096)
+    bias = m.ptr("bt", "f32", 64)
+    m.write(bias, np.arange(20, dtype=np.float32))
+    p = a.astype(np.float32) @ b.astype(np.float32)
+    m.mad_bias(l0a, l0b, l0c, bias, 24, 20, 40)
+    np.testing.assert_array_equal(acc_matrix(m, "f32", 24, 20, 4096), p + np.arange(20))
+    m.mad_acc(l0a, l0b, l0c, 24, 20, 40)
+    np.testing.assert_array_equal(acc_matrix(m, "f32", 24, 20, 4096), 2 * p + np.arange(20))
+    m.mad(l0a, l0b, l0c, 24, 20, 40)
+    np.testing.assert_array_equal(acc_matrix(m, "f32", 24, 20, 4096), p)
+
+
+def test_mad_acc_int32_wraps():
+    m = ptosim.Machine(poison=0)
+    a, b = np.full((16, 32), 127, np.int8), np.full((32, 16), 127, np.int8)
+    l0a, l0b, l0c = m.ptr("l0a", "i8", 0), m.ptr("l0b", "i8", 0), m.ptr("l0c", "i32", 0)
+    m.write(l0a, a)                                  # one 16x32 fractal: NZ = row-major here
+    m.write(l0b, b.T)                                # ZN of one C0 x 16 block = B^T row-major
+    m.write(l0c, np.full(256, 2**31 - 1000, np.int32))
+    m.mad_acc(l0a, l0b, l0c, 16, 16, 32)
+    want = (np.int64(2**31 - 1000) + 32 * 127 * 127 + 2**31) % 2**32 - 2**31
+    assert (acc_matrix(m, "i32", 16, 16) == want).all()
+
+
+def test_gemv_reads_a_contiguous_row(m):
+    """m = 1 without disable_gemv: A(0, k) is read from l0a + k * sizeof."""
+    b = np.arange(40 * 20, dtype=np.float16).reshape(40, 20) % 7
+    l0a, l0b = _load_operands(m, np.zeros((1, 40), np.float16), b)
+    row = np.arange(40, dtype=np.float16) % 5
+    m.write(l0a, row)
+    l0c = m.ptr("l0c", "f32", 0)
+    m.mad(l0a, l0b, l0c, 1, 20, 40)
+    np.testing.assert_array_equal(acc_matrix(m, "f32", 1, 20), [row.astype(np.float32) @ b])
+
+
+def _tf32_reference(x, mode):
+    """Round to 11 significant bits with frexp: independent of the bit-twiddling code."""
+    mant, exp = np.frexp(x.astype(np.float64))
+    scaled = mant * 2.0 ** 11
+    if mode == "round_even":
+        r = np.round(scaled)
+    else:
+        r = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)
+    return (r * 2.0 ** (exp - 11)).astype(np.float32)
+
+
+@pytest.mark.parametrize("mode", ["round_even", "round_away"])
+def test_tf32_modes(mode):
+    m = ptosim.Machine(poison=0)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((16, 8)).astype(np.float32)
+    a[0, :4] = [1 + 2**-11, 1 + 3 * 2**-11, -(1 + 2**-11), 1 + 2**-12]   # exact ties and below
+    b = rng.standard_normal((8, 16)).astype(np.float32)
+    l0a, l0b, l0c = m.ptr("l0a", "f32", 0), m.ptr("l0b", "f32", 0), m.ptr("l0c", "f32", 0)
+    m.write(l0a, a)                                   # 16 x 8 f32 = one NZ fractal, row-major
+    m.write(l0b, b.T)                                 # ZN: [K1=1][16][8] = B^T row-major
+    m.mad(l0a, l0b, l0c, 16, 16, 8, tf32_mode=mode)
+    want = _tf32_reference(a, mode) @ _tf32_reference(b, mode)
+    np.testing.assert_allclose(acc_matrix(m, "f32", 16, 16), want, rtol=1e-6)
+    if mode == "round_even":
+        assert _tf32_reference(a, mode)[0, 0] == 1.0 and _tf32_reference(a, mode)[0, 1] == 1 + 2**-9
+
+
+@pytest.mark.parametrize("sat, want", [(None, np.finfo(np.float32).max), ("sat", np.finfo(np.float32).max),
+                                       ("nosat", np.inf)])
+def test_sat_modes_on_overflow(sat, want):
+    m = ptosim.Machine(poison=0)
+    l0a, l0b, l0c = m.ptr("l0a", "f32", 0), m.ptr("l0b", "f32", 0), m.ptr("l0c", "f32", 0)
+    m.write(l0a, np.full((16, 8), 1e30, np.float32))
+    m.write(l0b, np.full((16, 8), 1e30, np.float32))
+    m.mad(l0a, l0b, l0c, 16, 16, 8, sat=sat)
+    assert (acc_matrix(m, "f32", 16, 16) == np.float32(want)).all()
+
+
+def test_fp8_and_hif8_on_a5(m):
+    a = (np.arange(16 * 32) % 5 - 2).astype(ml_dtypes.float8_e4m3fn).reshape(16, 32)
+    b = (np.arange(32 * 16) % 3).astype(ml_dtypes.float8_e5m2).reshape(32, 16)
+    l0a, l0b, l0c = m.ptr("l0a", "f8E4M3FN", 0), m.ptr("l0b", "f8E5M2", 0), m.ptr("l0c", "f32", 0)
+    m.write(l0a, a)
+    m.write(l0b, b.T)
+    m.mad(l0a, l0b, l0c, 16, 16, 32)
+    np.testing.assert_array_equal(acc_matrix(m, "f32", 16, 16),
+                                  a.astype(np.float32) @ b.astype(np.float32))
+    codes = np.full((16, 32), 0x08, np.uint8)            # HiFloat8 1.0
+    l0a, l0b = m.ptr("l0a", "hif8", 0), m.ptr("l0b", "hif8", 0)
+    m.write(l0a, codes)
+    m.write(l0b, codes)
+    m.mad(l0a, l0b, l0c, 16, 16, 32)
+    assert (acc_matrix(m, "f32", 16, 16) == 32).all()
+
+
+def _mad_args(mach, **over):
+    a = dict(lhs=mach.ptr("l0a", "f16", 0), rhs=mach.ptr("l0b", "f16", 0),
+             dst=mach.ptr("l0c", "f32", 0), m=16, n=16, k=16)
+    a.update(over)
+    return a
+
+
+@pytest.mark.parametrize("over, kw, err, msg", [
+    (lambda m: dict(lhs=m.ptr("l1", "f16", 0)), {}, SpaceError, "lhs must point into l0a"),
+    (lambda m: dict(rhs=m.ptr("l0a", "f16", 0)), {}, SpaceError, "rhs must point into l0b"),
+    (lambda m: dict(dst=m.ptr("ub", "f32", 0)), {}, SpaceError, "dst must point into l0c"),
+    (lambda m: dict(rhs=m.ptr("l0b", "bf16", 0)), {}, DtypeError,
+     r"type triple \(f16, bf16, f32\) is not a mad form on target a5"),
+    (lambda m: dict(dst=m.ptr("l0c", "i32", 0)), {}, DtypeError, r"\(f16, f16, i32\)"),
+    (lambda m: dict(m=0), {}, FieldRangeError, r"m = 0 is out of range \[1, 4095\]"),
+    (lambda m: dict(n=4096), {}, FieldRangeError, "n = 4096 .*12-bit"),
+    (lambda m: dict(k=-1), {}, FieldRangeError, "k = -1"),
+    (lambda m: dict(), dict(tf32_mode="round_even"), VerifyError, "tf32_mode needs f32 x f32"),
+    (lambda m: dict(), dict(tf32_mode="nearest"), VerifyError, "tf32_mode must be"),
+    (lambda m: dict(), dict(unit_flag="check_and_clear"), VerifyError, "unit_flag must be"),
+    (lambda m: dict(), dict(sat="preserve_nan"), VerifyError, "sat must be 'sat' or 'nosat'"),
+    (lambda m: dict(lhs=m.ptr("l0a", "i8", 0), rhs=m.ptr("l0b", "i8", 0),
+                    dst=m.ptr("l0c", "i32", 0)), dict(sat="sat"), VerifyError,
+     "applies to floating-point accumulation only"),
+    (lambda m: dict(), dict(disable_gemv=1), FieldRangeError, "disable_gemv must be a boolean"),
+    (lambda m: dict(lhs=m.ptr("l0a", "f16", 16)), {}, AlignmentError,
+     "lhs byte offset 16 is not 32-byte aligned"),
+    (lambda m: dict(dst=m.ptr("l0c", "f32", 256 * 1024 - 512)), {}, OutOfBoundsError,
+     "dst touches l0c bytes"),
+])
+def test_mad_rejects(m, over, kw, err, msg):
+    with pytest.raises(err, match=msg) as info:
+        m.mad(**_mad_args(m, **over(m)), **kw)
+    assert str(info.value).startswith("mad: ")
+
+
+def test_mad_bias_rejects(m):
+    args = _mad_args(m)
+    with pytest.raises(SpaceError, match="mad_bias: bias must point into bt"):
+        m.mad_bias(args["lhs"], args["rhs"], args["dst"], m.ptr("l0c", "f32", 0), 16, 16, 16)
+    with pytest.raises(DtypeError, match="bias element type f16 must be the accumulator type f32"):
+        m.mad_bias(args["lhs"], args["rhs"], args["dst"], m.ptr("bt", "f16", 0), 16, 16, 16)
+
+
+def test_fp8_mad_is_a5_only():
+    m = ptosim.Machine(target="a2a3")
+    with pytest.raises(DtypeError, match=r"\(f32, f16, f32\) is not a mad form on target a2a3"):
+        m.mad(m.ptr("l0a", "f32", 0), m.ptr("l0b", "f16", 0), m.ptr("l0c", "f32", 0), 16, 16, 16)
+
+
+@pytest.mark.parametrize("op, args, err, msg", [
+    ("mte_l1_l0a", lambda m: (m.ptr("ub", "f16", 0), m.ptr("l0a", "f16", 0), 16, 16), SpaceError,
+     "src must point into l1"),
+    ("mte_l1_l0a", lambda m: (m.ptr("l1", "f16", 0), m.ptr("l0b", "f16", 0), 16, 16), SpaceError,
+     "dst must point into l0a"),
+    ("mte_l1_l0b", lambda m: (m.ptr("l1", "f16", 0), m.ptr("l0a", "f16", 0), 16, 16), SpaceError,
+     "dst must point into l0b"),
+    ("mte_l1_l0a", lambda m: (m.ptr("l1", "f16", 0), m.ptr("l0a", "bf16", 0), 16, 16), DtypeError,
+     r"element types differ \(f16 vs bf16\)"),
+    ("mte_l1_l0a", lambda m: (m.ptr("l1", "i64", 0), m.ptr("l0a", "i64", 0), 16, 16), DtypeError,
+     "not a cube operand type"),
+    ("mte_l1_l0a", lambda m: (m.ptr("l1", "f16", 0), m.ptr("l0a", "f16", 0), 0, 16),
+     FieldRangeError, "m = 0"),
+    ("mte_l1_l0b", lambda m: (m.ptr("l1", "f16", 0), m.ptr("l0b", "f16", 0), 16, 4096),
+     FieldRangeError, "n = 4096"),
+    ("mte_l1_l0a", lambda m: (m.ptr("l1", "f16", 8), m.ptr("l0a", "f16", 0), 16, 16),
+     AlignmentError, "src byte offset 8"),
+    ("mte_l1_l0b", lambda m: (m.ptr("l1", "f16", 0), m.ptr("l0b", "f16", 40), 16, 16),
+     AlignmentError, "dst byte offset 40"),
+    ("mte_l1_l0a", lambda m: (m.ptr("l1", "f16", 0), m.ptr("l0a", "f16", 0), 256, 256),
+     OutOfBoundsError, "dst touches l0a bytes"),
+])
+def test_l1_l0_rejects(m, op, args, err, msg):
+    with pytest.raises(err, match=msg) as info:
+        getattr(m, op)(*args(m))
+    assert str(info.value).startswith(f"{op}: ")
+    assert (raw(m, "l0a") == POISON).all() and (raw(m, "l0b") == POISON).all()
+
+
+def test_transpose_flag_must_be_boolean(m):
+    with pytest.raises(DtypeError, match="transpose must be a boolean"):
+        m.mte_l1_l0b(m.ptr("l1", "f16", 0), m.ptr("l0b", "f16", 0), 16, 16, transpose="yes")
