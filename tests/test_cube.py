@@ -67,7 +67,7 @@ def acc_matrix(m, acc, M, N, byte=0):
 @pytest.mark.parametrize("target", ["a5", "a2a3"])
 @pytest.mark.parametrize("dt, M, N, K", [
     (np.float16, 40, 60, 50), (np.float16, 1, 20, 40), (ml_dtypes.bfloat16, 17, 33, 65),
-    (np.float32, 20, 30, 37), (np.int8, 33, 17, 70), (np.int8, 16, 48, 96)])
+    (np.float32, 20, 30, 37), (np.int8, 33, 64, 70), (np.int8, 16, 96, 96)])
 def test_matmul_matches_numpy(target, dt, M, N, K):
     rng = np.random.default_rng(M * N + K)
     a = rng.integers(-8, 8, (M, K)).astype(dt)
@@ -81,7 +81,7 @@ def test_matmul_matches_numpy(target, dt, M, N, K):
 def test_transposed_and_zn_sources(dt, a_t, b_nz):
     rng = np.random.default_rng(7)
     a = rng.integers(-4, 4, (24, 40)).astype(dt)
-    b = rng.integers(-4, 4, (40, 36)).astype(dt)
+    b = rng.integers(-4, 4, (40, 64)).astype(dt)
     got = matmul_on(ptosim.Machine(poison=POISON), a, b, a_transposed_in_l1=a_t,
                     b_nz_in_l1=b_nz)
     np.testing.assert_array_equal(got, (a.astype(np.int64) @ b.astype(np.int64)).astype(got.dtype))
@@ -205,6 +205,26 @@ def test_sat_modes_on_overflow(sat, want):
     assert (acc_matrix(m, "f32", 16, 16) == np.float32(want)).all()
 
 
+@pytest.mark.parametrize("sat", [None, "nosat"])
+def test_sat_treats_nan_and_inf_inputs(sat):
+    """Saturating mode reads NaN inputs as 0 and +-inf as the input type's largest value."""
+    m = ptosim.Machine(poison=0)
+    a = np.ones((16, 16), np.float16)
+    a[0, 0], a[1, 0] = np.nan, np.inf
+    l0a, l0b, l0c = m.ptr("l0a", "f16", 0), m.ptr("l0b", "f16", 0), m.ptr("l0c", "f32", 0)
+    m.write(l0a, a)
+    m.write(l0b, np.ones((16, 16), np.float16))
+    m.mad(l0a, l0b, l0c, 16, 16, 16, sat=sat)
+    got = acc_matrix(m, "f32", 16, 16)
+    if sat is None:
+        assert (got[0] == 15).all() and (got[1] == 65504 + 15).all()
+    else:
+        assert np.isnan(got[0]).all() and np.isinf(got[1]).all()
+    m.ctrl |= 1 << 48                              # CTRL bit 48 set: no clause means nosat
+    m.mad(l0a, l0b, l0c, 16, 16, 16)
+    assert np.isnan(acc_matrix(m, "f32", 16, 16)[0]).all()
+
+
 def test_fp8_and_hif8_on_a5(m):
     a = (np.arange(16 * 32) % 5 - 2).astype(ml_dtypes.float8_e4m3fn).reshape(16, 32)
     b = (np.arange(32 * 16) % 3).astype(ml_dtypes.float8_e5m2).reshape(32, 16)
@@ -299,6 +319,73 @@ def test_l1_l0_rejects(m, op, args, err, msg):
         getattr(m, op)(*args(m))
     assert str(info.value).startswith(f"{op}: ")
     assert (raw(m, "l0a") == POISON).all() and (raw(m, "l0b") == POISON).all()
+
+
+def test_one_byte_transpose_padding_mismatch_warns(m):
+    """A transposed 8-bit load pads n to 32-row blocks while mad reads 16-row ones
+    (n % 32 in 1..16): warned, since the operand fractals no longer line up."""
+    with pytest.warns(ptosim.PtoWarning, match="pads n = 48 to 64 rows per block while mad reads 48"):
+        m.mte_l1_l0b(m.ptr("l1", "i8", 0), m.ptr("l0b", "i8", 0), 64, 48, transpose=True)
+
+
+def test_bias_and_fb_loads(m):
+    """mte_l1_bt widens f16 to f32 in 32 B source units; mte_l1_fb copies 64 B units raw,
+    FB keyed by its full address (bank 0x1 at 0x10040 is not bank 0)."""
+    l1 = m.ptr("l1", "f16", 0)
+    m.write(l1, np.arange(64, dtype=np.float16))
+    bt = m.ptr("bt", "f32", 0)
+    m.mte_l1_bt(l1, bt, 1, nburst=(2, 1, 0))             # 16 f16, skip 16, 16 f16
+    np.testing.assert_array_equal(m.read(bt, 32), np.r_[0:16, 32:48])
+    fb_hi, fb_lo = m.ptr("fb", "f32", 0x10040), m.ptr("fb", "f32", 0x40)
+    m.mte_l1_fb(l1.cast("f32"), fb_hi, 2, nburst=(1, 0, 0))
+    np.testing.assert_array_equal(m.read(fb_hi, 32).view(np.uint8),
+                                  raw(m, "l1")[:128])
+    assert (m.read(fb_lo, 32).view(np.uint8) == POISON).all()
+
+
+@pytest.mark.parametrize("target, unit", [("a5", 32), ("a2a3", 64)])
+def test_bias_unit_per_target(target, unit):
+    m = ptosim.Machine(target=target, poison=0)
+    l1 = m.ptr("l1", "f32", 0)
+    m.write(l1, np.arange(64, dtype=np.float32))
+    m.mte_l1_bt(l1, m.ptr("bt", "f32", 0), 1, nburst=(1, 0, 0))
+    got = m.read(m.ptr("bt", "f32", 0), 32)
+    n = unit // 4
+    np.testing.assert_array_equal(got[:n], np.arange(n))
+    assert (got[n:] == 0).all()
+
+
+@pytest.mark.parametrize("op, args, err, msg", [
+    ("mte_l1_bt", lambda m: (m.ptr("l1", "f16", 0), m.ptr("bt", "f16", 0)), DtypeError,
+     "f16 -> f16 is not one of f32->f32, i32->i32, f16->f32, bf16->f32"),
+    ("mte_l1_bt", lambda m: (m.ptr("ub", "f32", 0), m.ptr("bt", "f32", 0)), SpaceError,
+     "src must point into l1"),
+    ("mte_l1_bt", lambda m: (m.ptr("l1", "f32", 0), m.ptr("fb", "f32", 0)), SpaceError,
+     "dst must point into bt"),
+    ("mte_l1_bt", lambda m: (m.ptr("l1", "f32", 0), m.ptr("bt", "f32", 8)), AlignmentError,
+     "dst byte offset 8"),
+    ("mte_l1_fb", lambda m: (m.ptr("l1", "f32", 0), m.ptr("bt", "f32", 0)), SpaceError,
+     "dst must point into fb"),
+    ("mte_l1_fb", lambda m: (m.ptr("l1", "f32", 0), m.ptr("fb", "f32", 4096 - 32)),
+     OutOfBoundsError, "dst touches fb bytes"),
+])
+def test_bias_fb_rejects(m, op, args, err, msg):
+    with pytest.raises(err, match=msg) as info:
+        getattr(m, op)(*args(m), 1, nburst=(1, 0, 0))
+    assert str(info.value).startswith(f"{op}: ")
+
+
+def test_bias_load_field_ranges(m):
+    with pytest.raises(FieldRangeError, match=r"nburst count = 4096 is out of range \[1, 4095\]"):
+        m.mte_l1_bt(m.ptr("l1", "f32", 0), m.ptr("bt", "f32", 0), 1, nburst=(4096, 0, 0))
+    with pytest.raises(FieldRangeError, match="len_burst = 0"):
+        m.mte_l1_fb(m.ptr("l1", "f32", 0), m.ptr("fb", "f32", 0), 0, nburst=(1, 0, 0))
+
+
+def test_bf16_bias_is_a5_only():
+    m = ptosim.Machine(target="a2a3")
+    with pytest.raises(DtypeError, match="bf16 -> f32 bias loads exist on a5 only"):
+        m.mte_l1_bt(m.ptr("l1", "bf16", 0), m.ptr("bt", "f32", 0), 1, nburst=(1, 0, 0))
 
 
 def test_transpose_flag_must_be_boolean(m):

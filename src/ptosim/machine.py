@@ -66,10 +66,14 @@ class _Allocation:
 
 @dataclass
 class BlockState:
-    """One block: the cube core's buffers and the two vector sub-blocks' UBs."""
+    """One block: the cube core's buffers and the two vector sub-blocks' UBs.
+
+    FB is keyed by its full address: bits 16 and up select a bank (kernels place relu
+    parameters at 0x10040 while quant parameters sit at 0), each bank the FB's capacity."""
 
     cube: dict[str, np.ndarray]
     ub: list[np.ndarray] = field(default_factory=list)
+    fb_banks: dict[int, np.ndarray] = field(default_factory=dict)
 
 
 class MachineState:
@@ -81,6 +85,8 @@ class MachineState:
         if not isinstance(block_dim, int) or block_dim < 1:
             raise PtoError(f"block_dim must be a positive integer, got {block_dim!r}")
         fill = 0 if poison is None else int(poison) & 0xFF
+        self._fill = fill
+        self.ctrl = 0   # CTRL register: bit 48 = nosat, bit 50 = sat preserves NaN (reset 0)
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:
@@ -139,8 +145,10 @@ class MachineState:
         elif subblock != 0:
             raise PtoError(f"subblock selects a vector sub-block's UB; {sp} belongs to the "
                            f"cube core (got subblock={subblock})")
-        if not isinstance(byte_offset, (int, np.integer)) or not \
-                0 <= byte_offset < self.target.capacity[sp]:
+        local = byte_offset & 0xFFFF if sp == "fb" and isinstance(byte_offset, (int, np.integer)) \
+            else byte_offset
+        if not isinstance(byte_offset, (int, np.integer)) or byte_offset < 0 or not \
+                0 <= local < self.target.capacity[sp] or byte_offset >> 32:
             raise OutOfBoundsError(
                 f"byte offset {byte_offset!r} is outside {sp} "
                 f"({self.target.capacity[sp]} bytes on {self.target.name})")
@@ -173,12 +181,20 @@ class MachineState:
             raise OutOfBoundsError(f"{who} address {ptr.offset:#x} is not inside any GM "
                                    f"allocation", op=op, operand=operand)
         blk = self.blocks[ptr.block]
-        data = blk.ub[ptr.sub] if ptr.space == "ub" else blk.cube[ptr.space]
-        if ptr.offset < 0 or ptr.offset + nbytes > data.size:
+        start = ptr.offset
+        if ptr.space == "fb":
+            bank, start = ptr.offset >> 16, ptr.offset & 0xFFFF
+            data = blk.fb_banks.get(bank)
+            if data is None:
+                data = blk.fb_banks[bank] = np.full_like(blk.cube["fb"], self._fill) \
+                    if bank else blk.cube["fb"]
+        else:
+            data = blk.ub[ptr.sub] if ptr.space == "ub" else blk.cube[ptr.space]
+        if start < 0 or start + nbytes > data.size:
             raise OutOfBoundsError(
-                f"{who} touches {ptr.space} bytes [{ptr.offset}, {ptr.offset + nbytes}) "
+                f"{who} touches {ptr.space} bytes [{start}, {start + nbytes}) "
                 f"beyond its {data.size} bytes on {self.target.name}", op=op, operand=operand)
-        return data, ptr.offset
+        return data, start
 
     def read(self, ptr: Ptr, count: int) -> np.ndarray:
         """A copy of ``count`` elements at ``ptr`` as a numpy array of its carrier dtype."""

@@ -28,10 +28,19 @@ _A5_ONLY_DTYPES = frozenset({"f8E4M3FN", "f8E5M2", "f8E8M0FNU", "hif8", "hif8x2"
                              "f4E2M1x2", "f4E1M2x2"})
 
 _COMMON_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_gm_l1", "mte_gm_l1_frac",
-                         "mte_l1_l0a", "mte_l1_l0b", "mad", "mad_acc", "mad_bias"})
+                         "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_l1_fb",
+                         "mad", "mad_acc", "mad_bias", "mte_l0c_gm", "mte_l0c_l1"})
 # The UB<->L1 data path between the vector and cube cores exists on A5 only (see
 # docs/semantics.md, "UB<->L1 path").
-_A5_ONLY_OPS = frozenset({"mte_ub_l1", "mte_l1_ub"})
+_A5_ONLY_OPS = frozenset({"mte_ub_l1", "mte_l1_ub", "mte_l0c_ub"})
+
+# FIXPIPE quantisation modes whose math the sources pin down (docs/semantics.md, FIXPIPE).
+_QUANT_COMMON = frozenset({
+    "f32_f16", "f32_bf16", "qf322f16_pre_scalar", "qf322f16_pre_vec", "qf322bf16_pre_scalar",
+    "qf322bf16_pre_vec", "qf322b8_pre_scalar", "qf322b8_pre_vec", "req8_scalar", "req8_vec",
+    "deqf16_scalar", "deqf16_vec"})
+_QUANT_A5 = frozenset({"qf322f32_pre_scalar", "qf322f32_pre_vec", "qf322fp8_pre_scalar",
+                       "qf322fp8_pre_vec", "qs322bf16_pre_scalar", "qs322bf16_pre_vec"})
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,10 @@ class Target:
     mad_types: frozenset[tuple[str, str, str]] = frozenset()   # (lhs, rhs, acc) triples
     align: int = 32                 # base-address alignment of every on-chip buffer access
     l0_align: int = 32              # base alignment of L0A/L0B/L0C operand tiles
+    bt_unit: int = 32               # mte_l1_bt burst unit, bytes of source
+    fb_unit: int = 64               # mte_l1_fb burst unit, bytes
+    quant_modes: frozenset[str] = frozenset()   # FIXPIPE pre_quant modes with known math
+    fixpipe_layouts: frozenset[str] = frozenset({"nz2nd", "nz2nz"})
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -67,6 +80,9 @@ A2A3 = Target(
     ops=_COMMON_OPS,
     l0a_layout="ZZ",
     mad_types=_MAD_COMMON,
+    bt_unit=64,
+    fb_unit=128,
+    quant_modes=_QUANT_COMMON,
 )
 
 A5 = Target(
@@ -77,6 +93,8 @@ A5 = Target(
     ops=_COMMON_OPS | _A5_ONLY_OPS,
     l0a_layout="NZ",
     mad_types=_MAD_COMMON | _MAD_A5,
+    quant_modes=_QUANT_COMMON | _QUANT_A5,
+    fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),
 )
 
 TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}

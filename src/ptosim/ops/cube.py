@@ -10,15 +10,16 @@ rows - what nd2nz of a row-major B produces. Whole fractals move, padding includ
 
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
 import numpy as np
 
 from ..dtypes import DType
+from ..errors import DtypeError, PtoWarning
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
-from .common import check_aligned, check_ptr, field, require_op
-from ..errors import DtypeError
+from .common import check_aligned, check_ptr, clause, field, require_op, strided
 
 MNK_BITS = 12  # m, n, k fields of the cube ops: 1..4095
 
@@ -87,7 +88,12 @@ class CubeMoveOps(MachineState):
         m = field(op, "m", m, MNK_BITS, 1)
         k = field(op, "k", k, MNK_BITS, 1)
         s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
-        dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
+        if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
+            t = max(16, dt.c0)
+            _warn_b8_transpose(op, "m", m, t)
+            dst_lay = tile_layout(self.target.l0a_layout, align(m, t), align(k, t), dt)
+        else:
+            dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
         self._stage(op, s, d, dt, dst_lay, transpose)
 
     def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, *, transpose: bool = False) -> None:
@@ -96,12 +102,17 @@ class CubeMoveOps(MachineState):
         k = field(op, "k", k, MNK_BITS, 1)
         n = field(op, "n", n, MNK_BITS, 1)
         s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
-        dst_lay = l0b_layout(k, n, dt)
+        if transpose:
+            t = max(16, dt.c0)
+            _warn_b8_transpose(op, "n", n, t)
+            dst_lay = tile_layout("ZN", align(k, t), align(n, t), dt)
+        else:
+            dst_lay = l0b_layout(k, n, dt)
         # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1 NZ
         # image of B (``transpose``) is the transposed NZ form of B^T.
         self._stage(op, s, d, dt, dst_lay, transpose, transposed_dst=True)
 
-    def _stage(self, op: str, s: Ptr, d: Ptr, dt: DType, dst_lay: Layout, transpose: bool,
+    def _stage(self, op: str, s: Ptr, d: Ptr, dt: DType, dst_lay: Layout, transpose: object,
                transposed_dst: bool = False) -> None:
         rows, cols = dst_lay.rows, dst_lay.cols
         if transposed_dst:          # stage the transpose of the operand (B^T for L0B)
@@ -114,3 +125,64 @@ class CubeMoveOps(MachineState):
         if transposed_dst:
             mat = mat.T
         write_matrix(dst_buf, dst_off, dst_lay, dt, np.ascontiguousarray(mat))
+
+    def mte_l1_bt(self, src: Ptr, dst: Ptr, len_burst: int, *,
+                  nburst: tuple[int, int, int]) -> None:
+        """L1 -> BT bias table (MTE1). Units of 32 B of source (64 B on a2a3); f16 and
+        bf16 sources are widened to f32."""
+        op = "mte_l1_bt"
+        s, d, dims, length = self._unit_bursts(op, src, dst, "bt", len_burst, nburst,
+                                               self.target.bt_unit)
+        pair = (s.dtype.name, d.dtype.name)
+        legal = {("f32", "f32"), ("f16", "f32"), ("bf16", "f32")}
+        is_i32 = s.dtype.kind in ("int", "uint") and d.dtype.kind in ("int", "uint") \
+            and s.dtype.size == d.dtype.size == 4
+        if pair not in legal and not is_i32:
+            raise DtypeError(f"{s.dtype.name} -> {d.dtype.name} is not one of f32->f32, "
+                             f"i32->i32, f16->f32, bf16->f32", op=op)
+        if pair == ("bf16", "f32") and not self.target.has_dtype("f8E4M3FN"):
+            raise DtypeError("bf16 -> f32 bias loads exist on a5 only", op=op)
+        widen = d.dtype.size // s.dtype.size
+        n, ss, ds = dims
+        src_reg = self.region(s, (n - 1) * ss + length, op=op, operand="src")
+        dst_reg = self.region(d, (n - 1) * ds * widen + length * widen, op=op, operand="dst")
+        vals = strided(src_reg[0], src_reg[1], [(n, ss)], (length // s.dtype.size,),
+                       (s.dtype.size,), s.dtype.np)
+        strided(dst_reg[0], dst_reg[1], [(n, ds * widen)], (length // s.dtype.size,),
+                (d.dtype.size,), d.dtype.np)[...] = vals.astype(d.dtype.np)
+
+    def mte_l1_fb(self, src: Ptr, dst: Ptr, len_burst: int, *,
+                  nburst: tuple[int, int, int]) -> None:
+        """L1 -> FB (FIXPIPE parameters), raw bytes in units of 64 B (128 B on a2a3)."""
+        op = "mte_l1_fb"
+        s, d, dims, length = self._unit_bursts(op, src, dst, "fb", len_burst, nburst,
+                                               self.target.fb_unit)
+        n, ss, ds = dims
+        src_reg = self.region(s, (n - 1) * ss + length, op=op, operand="src")
+        dst_reg = self.region(d, (n - 1) * ds + length, op=op, operand="dst")
+        burst = np.dtype((np.void, length))
+        strided(dst_reg[0], dst_reg[1], [(n, ds)], (), (), burst)[...] = \
+            strided(src_reg[0], src_reg[1], [(n, ss)], (), (), burst)
+
+    def _unit_bursts(self, op: str, src: object, dst: object, space: str, len_burst: object,
+                     nburst: object, unit: int) -> tuple[Ptr, Ptr, tuple[int, int, int], int]:
+        """Checks shared by the BT/FB loads; returns byte (count, src step, dst step) and
+        the burst length in bytes (of source)."""
+        require_op(self, op)
+        s = check_ptr(op, "src", src, "l1")
+        d = check_ptr(op, "dst", dst, space)
+        check_aligned(op, "src", s)
+        check_aligned(op, "dst", d)
+        length = field(op, "len_burst", len_burst, 16, 1)
+        n, sg, dg = clause(op, "nburst", nburst, (3,))
+        n = field(op, "nburst count", n, 12, 1)
+        sg = field(op, "nburst src_gap", sg, 16)
+        dg = field(op, "nburst dst_gap", dg, 16)
+        return s, d, (n, (length + sg) * unit, (length + dg) * unit), length * unit
+
+
+def _warn_b8_transpose(op: str, name: str, extent: int, block: int) -> None:
+    if block == 32 and align(extent, 32) != align(extent, 16):
+        warnings.warn(f"{op}: a transposed 1-byte load pads {name} = {extent} to "
+                      f"{align(extent, 32)} rows per block while mad reads {align(extent, 16)}; "
+                      f"the operand fractals will not line up", PtoWarning, stacklevel=3)

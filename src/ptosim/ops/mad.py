@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import ml_dtypes
 import numpy as np
 
 from ..dtypes import DType, hif8_to_float32
@@ -58,6 +59,19 @@ def _round_tf32(x: np.ndarray, mode: str) -> np.ndarray:
         rounded = bits + np.uint32(0x1000)
     rounded &= np.uint32(0xFFFFE000)
     return np.where(finite, rounded, bits).view(np.float32)
+
+
+def finite_max(dt: DType) -> float:
+    """Largest finite value of a floating element type."""
+    if dt.name == "hif8":
+        return 32768.0
+    return float(ml_dtypes.finfo(dt.np).max)
+
+
+def _saturate_inputs(x: np.ndarray, dt: DType) -> np.ndarray:
+    """Saturating mode: NaN inputs count as 0 and infinities as the type's largest value."""
+    top = finite_max(dt)
+    return np.nan_to_num(x, nan=0.0, posinf=top, neginf=-top)
 
 
 def _to_compute(x: np.ndarray, dt: DType) -> np.ndarray:
@@ -155,6 +169,10 @@ class MadOps(MachineState):
             amat = read_matrix(a_buf, a_off, a_lay, at)[:mv, :kv]
         bmat = read_matrix(b_buf, b_off, b_lay, bt_)[:kv, :nv]
         x, y = _to_compute(amat, at), _to_compute(bmat, bt_)
+        if is_float and sat is None:      # no clause: the CTRL register decides (bit 48)
+            sat = "nosat" if self.ctrl >> 48 & 1 else "sat"
+        if is_float and sat == "sat":
+            x, y = _saturate_inputs(x, at), _saturate_inputs(y, bt_)
         if tf32_mode is not None:
             x, y = _round_tf32(x, tf32_mode), _round_tf32(y, tf32_mode)
         with np.errstate(over="ignore", invalid="ignore"):  # overflow is modelled below
@@ -171,8 +189,8 @@ class MadOps(MachineState):
                 prod = acc_read(c_buf, c_off, ct, mv, nv, align(mv, 16)) + prod
             elif bias is not None:
                 prod = prod + bias[None, :]
-            if sat != "nosat":     # saturating mode (the reset state): overflow -> +-max
-                prod = np.clip(prod, -_F32_MAX, _F32_MAX)
+            if sat == "sat":       # saturating mode (the reset state): overflow -> +-max
+                prod = np.nan_to_num(prod, nan=0.0, posinf=_F32_MAX, neginf=-_F32_MAX)
         else:
             prod = prod.astype(np.int64).astype(np.int32)
             if op == "mad_acc":
