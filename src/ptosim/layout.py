@@ -16,6 +16,7 @@ Two roads lead through a layout and tests keep them equal:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from math import prod
 
 import numpy as np
@@ -62,7 +63,7 @@ class Layout:
         """Element strides of `view`'s axes."""
         return tuple(t for _, t in self.row_modes + self.col_modes)
 
-    @property
+    @cached_property
     def span(self) -> int:
         """Elements from offset 0 to one past the largest offset."""
         if self.rows == 0 or self.cols == 0:

@@ -79,7 +79,7 @@ def _to_compute(x: np.ndarray, dt: DType) -> np.ndarray:
         return hif8_to_float32(x)
     if dt.kind in ("int", "uint"):
         return x.astype(np.float64)
-    return x.astype(np.float32)
+    return x.astype(np.float32, copy=False)
 
 
 class MadOps(MachineState):
@@ -171,12 +171,15 @@ class MadOps(MachineState):
         x, y = _to_compute(amat, at), _to_compute(bmat, bt_)
         if is_float and sat is None:      # no clause: the CTRL register decides (bit 48)
             sat = "nosat" if self.ctrl >> 48 & 1 else "sat"
-        if is_float and sat == "sat":
-            x, y = _saturate_inputs(x, at), _saturate_inputs(y, bt_)
         if tf32_mode is not None:
             x, y = _round_tf32(x, tf32_mode), _round_tf32(y, tf32_mode)
         with np.errstate(over="ignore", invalid="ignore"):  # overflow is modelled below
-            self._accumulate(op, x @ y, is_float, sat, c_buf, c_off, ct, mv, nv,
+            prod = x @ y
+            # Every input element reaches some output, so a finite product means finite
+            # inputs; only otherwise does saturating mode need its input pass.
+            if is_float and sat == "sat" and not np.isfinite(prod).all():
+                prod = _saturate_inputs(x, at) @ _saturate_inputs(y, bt_)
+            self._accumulate(op, prod, is_float, sat, c_buf, c_off, ct, mv, nv,
                              bias_buf[bias_off:bias_off + nv * 4].view(ct.np)
                              if bias_ptr is not None else None)
 
@@ -189,7 +192,7 @@ class MadOps(MachineState):
                 prod = acc_read(c_buf, c_off, ct, mv, nv, align(mv, 16)) + prod
             elif bias is not None:
                 prod = prod + bias[None, :]
-            if sat == "sat":       # saturating mode (the reset state): overflow -> +-max
+            if sat == "sat" and not np.isfinite(prod).all():   # the reset state: clamp
                 prod = np.nan_to_num(prod, nan=0.0, posinf=_F32_MAX, neginf=-_F32_MAX)
         else:
             prod = prod.astype(np.int64).astype(np.int32)
