@@ -10,7 +10,8 @@ from ptosim.cli import main
 def test_demo_passes_and_reports_each_op(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    for op in ("mte_gm_l1_frac", "mte_gm_ub", "mte_ub_l1", "mte_l1_ub", "mte_ub_gm"):
+    for op in ("mte_gm_l1_frac", "mte_gm_ub", "mte_ub_l1", "mte_l1_ub", "mte_ub_gm",
+               "mte_l1_l0a/l0b + mad + mte_l0c_gm", "mte_l0c_ub split_m"):
         assert f"ok  {op}" in out
     assert "A[0,16] -> 1536" in out          # column block 1 starts after 48 rows x 32 B
     assert out.rstrip().endswith("PASS")

@@ -1,10 +1,11 @@
-"""The bundled demo kernel: stage a matrix through every DMA path and check the bytes.
+"""The bundled demo kernel: a matrix through every DMA path and a cube matmul, checked.
 
 GM --mte_gm_l1_frac--> L1 (NZ)      the cube's operand staging (seed kernel case)
 GM --mte_gm_ub (pad)--> UB          a vector tile with padded rows
 UB --mte_ub_l1--------> L1 (NZ)     vector -> cube, one burst group per column block
 L1 --mte_l1_ub--------> UB          cube -> vector
 UB --mte_ub_gm--------> GM          de-padded store back to GM
+L1 -> L0A/L0B -> mad -> L0C -> FIXPIPE (mte_l0c_gm, mte_l0c_ub split_m)   a 40x50x60 matmul
 Every result is compared with a golden built with numpy reshape/transpose.
 """
 
@@ -43,7 +44,7 @@ def run(say: Callable[[str], None] = print) -> bool:
         say(f"  {'ok ' if same else 'BAD'} {label}")
 
     say(f"ptosim demo on target {m.target.name}: a {ROWS}x{COLS} f16 matrix through every "
-        f"DMA path")
+        f"DMA path and the cube")
     src = m.gm(a)
     l1 = m.ptr("l1", "f16", 0)
     m.mte_gm_l1_frac(src, l1, "nd2nz", shape=(ROWS, COLS), src_layout=(COLS * 2,),
@@ -75,6 +76,25 @@ def run(say: Callable[[str], None] = print) -> bool:
     m.mte_ub_gm(ub, out, COLS * 2, nburst=(ROWS, CPAD * 2, COLS * 2))
     check("mte_ub_gm: de-padded rows back in GM equal the input",
           m.read(out, ROWS * COLS).reshape(ROWS, COLS), a)
+
+    b = (np.arange(COLS * 60) % 7 - 3).astype(np.float16).reshape(COLS, 60)
+    l1_b = m.ptr("l1", "f16", 32 * 1024)
+    m.mte_gm_l1_frac(m.gm(b), l1_b, "nd2nz", shape=(COLS, 60), src_layout=(120,),
+                     dst_group=(1, 1, CPAD, 0))
+    l0a, l0b, l0c = m.ptr("l0a", "f16", 0), m.ptr("l0b", "f16", 0), m.ptr("l0c", "f32", 0)
+    m.mte_l1_l0a(l1, l0a, ROWS, COLS)
+    m.mte_l1_l0b(l1_b, l0b, COLS, 60, transpose=True)
+    m.mad(l0a, l0b, l0c, ROWS, 60, COLS)
+    golden = a.astype(np.float32) @ b.astype(np.float32)
+    c_gm = m.gm_empty(ROWS * 60, "f32")
+    m.mte_l0c_gm(l0c, c_gm, ROWS, 60, RPAD, 60, 0, 0, layout="nz2nd")
+    check("mte_l1_l0a/l0b + mad + mte_l0c_gm: C = A.B in GM equals numpy matmul",
+          m.read(c_gm, ROWS * 60).reshape(ROWS, 60), golden)
+    m.mte_l0c_ub(l0c, m.ptr("ub", "f32", 128 * 1024), ROWS, 60, RPAD, 64, dst_mode="split_m")
+    halves = [m.read(m.ptr("ub", "f32", 128 * 1024, subblock=sb), ROWS // 2 * 64)
+              .reshape(ROWS // 2, 64)[:, :60] for sb in (0, 1)]
+    check("mte_l0c_ub split_m: rows 0..19 in AIV0's UB, rows 20..39 in AIV1's",
+          np.vstack(halves), golden)
 
     nz_map = tile_layout("NZ", RPAD, CPAD, "f16").offsets()
     say(f"Where elements of the matrix live in L1 (NZ tile {RPAD}x{CPAD} f16, byte offsets):")
