@@ -10,25 +10,12 @@ figure is the issue's; the numpy columns are measured here, in the same run).
 from __future__ import annotations
 
 import argparse
-import timeit
-from typing import Callable
-
 import numpy as np
 
 import ptosim
+from _timing import paired_us
 
 CPP_TMATMUL_US = 2260.0   # reference simulator, 128^3 f32 (issue figure, not measured here)
-
-
-def paired_us(op: Callable[[], None], base: Callable[[], None], number: int,
-              rounds: int = 7) -> tuple[float, float]:
-    """Best times of ``op`` and ``base`` measured in alternation (noise hits both alike)."""
-    op(), base()
-    ours, theirs = [], []
-    for _ in range(rounds):
-        ours.append(timeit.timeit(op, number=number))
-        theirs.append(timeit.timeit(base, number=number))
-    return min(ours) / number * 1e6, min(theirs) / number * 1e6
 
 
 def mad_case(m: ptosim.Machine, dt: str, npdt: type, M: int, N: int, K: int, number: int

@@ -9,24 +9,10 @@ same bytes; per-op overhead of a one-burst mte_ub_ub at most 10 us.
 from __future__ import annotations
 
 import argparse
-import timeit
-from typing import Callable
-
 import numpy as np
 
 import ptosim
-
-
-def paired_us(op: Callable[[], None], base: Callable[[], None], number: int,
-              rounds: int = 9) -> tuple[float, float]:
-    """Best times of ``op`` and ``base``, measured in alternation so that machine noise
-    and clock drift hit both alike (the ratio is the figure that matters)."""
-    op(), base()
-    ours, theirs = [], []
-    for _ in range(rounds):
-        ours.append(timeit.timeit(op, number=number))
-        theirs.append(timeit.timeit(base, number=number))
-    return min(ours) / number * 1e6, min(theirs) / number * 1e6
+from _timing import paired_us
 
 
 def nd2nz_case(m: ptosim.Machine, rows: int, cols: int, npdt: type, name: str, number: int
