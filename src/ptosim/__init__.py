@@ -2,8 +2,8 @@
 
 from .api import Machine
 from .dtypes import DType, c0, dtype, hif8_to_float32, sizeof
-from .errors import (AlignmentError, DtypeError, FieldRangeError, NotImplementedOpError,
-                     OutOfBoundsError, PtoError, PtoWarning, SpaceError, TargetError,
+from .errors import (AlignmentError, DeadlockError, DtypeError, FieldRangeError, NotImplementedOpError,
+                     OutOfBoundsError, PtoError, PtoSyntaxError, PtoWarning, SpaceError, TargetError,
                      UnknownDtypeError, VerifyError)
 from .layout import Layout, gm_layout, tile_layout
 from .machine import Ptr
@@ -16,5 +16,5 @@ __all__ = [
     "Layout", "tile_layout", "gm_layout", "Target", "TARGETS", "get_target",
     "PtoError", "VerifyError", "SpaceError", "DtypeError", "FieldRangeError",
     "AlignmentError", "OutOfBoundsError", "TargetError", "UnknownDtypeError",
-    "NotImplementedOpError", "PtoWarning", "__version__",
+    "NotImplementedOpError", "PtoWarning", "PtoSyntaxError", "DeadlockError", "__version__",
 ]

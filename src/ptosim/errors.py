@@ -30,6 +30,14 @@ class PtoError(Exception):
         return self
 
 
+class PtoSyntaxError(PtoError):
+    """Malformed .pto text: bad syntax, unknown op, types that do not match the operands."""
+
+
+class DeadlockError(PtoError):
+    """Every unfinished core waits on a cross-core semaphore that nobody will signal."""
+
+
 class UnknownDtypeError(PtoError, ValueError):
     """An element-type spelling that PTO does not define."""
 
