@@ -1,0 +1,92 @@
+"""The ``.pto`` text front end: a ``pto`` dialect on xDSL, parsing and printing.
+
+Entry points::
+
+    parse_module(text, filename="<input>") -> xdsl ModuleOp   # raises only PtoSyntaxError
+    print_module(module) -> str                               # canonical text, round-trips
+    load_context() -> xdsl Context                            # builtin, func, arith, scf, pto
+    op_location(op) -> "file:line:col" | None                 # where a parsed op starts
+
+What the interpreter uses
+-------------------------
+Micro ops (`MICRO_OPS`, all subclasses of `MicroOp`) carry ``MACHINE_METHOD`` (the
+`ptosim.Machine` method name) and ``python_call() -> (positional, keywords)`` in exactly
+that method's Python shape; every operand is an xDSL ``SSAValue`` (also inside tuples and
+lists), keywords hold str / bool::
+
+    pos, kw = op.python_call()      # substitute runtime values for the SSAValues, then
+    getattr(machine, op.MACHINE_METHOD)(*pos, **kw)
+
+Keys appear only for clauses that are present:
+
+- burst DMA: ``[src, dst(, l2_cache_ctl), len_burst]``, ``nburst=(n, ss, ds)``,
+  ``loop=[(c, s, d), ...]``, ``pad=(v,) | (v, left, right)``.
+- ``mte_gm_l1_frac``: ``[src, dst, "nd2nz"|"dn2nz"]``, ``shape``, ``src_layout`` (1 or 2),
+  ``dst_group`` (4), ``ctrl`` (2) tuples.
+- ``mte_l1_l0a/b``: ``[src, dst, a, b]``, ``transpose=True``.
+- ``mad*``: ``[lhs, rhs, dst(, bias), m, n, k]``, ``unit_flag`` / ``sat`` / ``tf32_mode``
+  strs, ``disable_gemv`` / ``n_dir`` True.
+- FIXPIPE: ``[src, dst, m, n, src_stride, dst_stride(, sid, l2cache)]``; ``dst_mode`` (ub:
+  SSAValue or ``"split_m"``/``"split_n"``), ``unit_flag`` str, ``pre_quant=(payload, mode)``,
+  ``pre_relu=(payload | None, mode, clip | None)``, ``layout="nz2nd" | ("nz2dn", v) |
+  "nz2nz" | ("nz2nz", v)``, ``loop3=(c, s, d)``, ``sat="sat"|"preserve_nan"|"nosat"``,
+  ``atomic=(type, op)``.
+
+``mad_mx*`` and ``mte_l1_l0[ab]_mx`` parse as micro ops too; the Machine reports them as
+not implemented.
+
+Other ops and their accessors:
+
+- `CastPtrOp`: ``.input`` (SSAValue), ``.result`` (its ``.type`` is the target type),
+  ``cast_kind()`` -> ``"int_to_ptr" | "ptr_to_int" | "ptr_to_ptr"``. Integers are byte
+  addresses in the pointer's space.
+- `AddPtrOp`: ``.ptr``, ``.offset`` (elements; index or integer typed), ``.result``.
+- `SectionCubeOp`, `SectionVectorOp`: ``.body`` (single-block region, ``.body.block.ops``).
+- `GetBlockIdxOp`, `GetBlockNumOp`, `GetSubblockIdxOp`, `GetSubblockNumOp`: ``.result`` (i64).
+- `SetFlagOp`, `WaitFlagOp`: ``src_pipe()``, ``dst_pipe()``, ``event()`` -> str.
+- `BarrierOp`, `PipeBarrierOp`: ``pipe()`` -> str (e.g. ``"PIPE_ALL"``).
+- `SyncSetOp`, `SyncWaitOp`: ``pipe()`` -> str, ``sync_id()`` -> int | SSAValue.
+- `GetBufOp`, `RlsBufOp`: ``pipe()``, ``buf_id()``, ``mode()`` (int | SSAValue); `MemBarOp`:
+  ``kind()``. Functional no-ops.
+- `GetCtrlOp`: ``.result``; `SetCtrlOp`: ``.value``; `Sbitset0Op` / `Sbitset1Op`:
+  ``.value``, ``.bit``, ``.result``, class constant ``BIT_VALUE`` (0 or 1).
+
+Types: `ptr_info(type) -> (dtype_name, space)` for ``!pto.ptr<T, space>`` and
+``memref<?xT, #pto.address_space<X>>`` alike (canonical spaces gm l1 l0a l0b l0c ub bt
+fb); `is_pointer_type(type)`. Module attributes (``pto.target_arch``, ``pto.kernel_kind``
+as `KernelKindAttr` with ``.value.data``) are read from ``module.attributes``.
+"""
+
+from .attributes import (SPACES, AddressSpaceAttr, F4E1M2x2Type, F4E2M1x2Type, Hif8Type,
+                         Hif8x2Type, KernelKindAttr, PipeAttr, PtrType, is_pointer_type,
+                         ptr_info)
+from .base import MicroOp
+from .ctrl_ops import GetCtrlOp, Sbitset0Op, Sbitset1Op, SetCtrlOp
+from .cube_ops import (MadAccOp, MadBiasOp, MadMxAccOp, MadMxBiasOp, MadMxOp, MadOp,
+                       MteL1L0aMxOp, MteL1L0aOp, MteL1L0bMxOp, MteL1L0bOp)
+from .dialect import MICRO_OPS, PTO
+from .dma_ops import (MteGmL1FracOp, MteGmL1Op, MteGmUbOp, MteL1BtOp, MteL1FbOp, MteL1UbOp,
+                      MteUbGmOp, MteUbL1Op, MteUbUbOp)
+from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
+from .pointer_ops import AddPtrOp, CastPtrOp
+from .structure_ops import (GetBlockIdxOp, GetBlockNumOp, GetSubblockIdxOp, GetSubblockNumOp,
+                            SectionCubeOp, SectionVectorOp)
+from .sync_ops import (BarrierOp, GetBufOp, MemBarOp, PipeBarrierOp, RlsBufOp, SetFlagOp,
+                       SyncSetOp, SyncWaitOp, WaitFlagOp)
+from .text import load_context, location, op_location, parse_module, print_module
+
+__all__ = [
+    "parse_module", "print_module", "load_context", "location", "op_location", "ptr_info",
+    "is_pointer_type",
+    "SPACES", "PTO", "MICRO_OPS", "MicroOp",
+    "PtrType", "Hif8Type", "Hif8x2Type", "F4E2M1x2Type", "F4E1M2x2Type", "AddressSpaceAttr",
+    "PipeAttr", "KernelKindAttr",
+    "MteGmUbOp", "MteUbGmOp", "MteUbUbOp", "MteGmL1Op", "MteL1UbOp", "MteUbL1Op",
+    "MteGmL1FracOp", "MteL1BtOp", "MteL1FbOp", "MteL1L0aOp", "MteL1L0bOp", "MteL1L0aMxOp",
+    "MteL1L0bMxOp", "MadOp", "MadAccOp", "MadBiasOp", "MadMxOp", "MadMxAccOp", "MadMxBiasOp",
+    "MteL0cGmOp", "MteL0cL1Op", "MteL0cUbOp",
+    "CastPtrOp", "AddPtrOp", "SectionCubeOp", "SectionVectorOp", "GetBlockIdxOp",
+    "GetBlockNumOp", "GetSubblockIdxOp", "GetSubblockNumOp", "SetFlagOp", "WaitFlagOp",
+    "BarrierOp", "PipeBarrierOp", "SyncSetOp", "SyncWaitOp", "GetBufOp", "RlsBufOp",
+    "MemBarOp", "GetCtrlOp", "SetCtrlOp", "Sbitset0Op", "Sbitset1Op",
+]

@@ -1,0 +1,40 @@
+"""The ``pto`` xDSL dialect: every op and attribute class of the front end, registered."""
+
+from __future__ import annotations
+
+from xdsl.ir import Dialect
+
+from .attributes import (AddressSpaceAttr, F4E1M2x2Type, F4E2M1x2Type, Hif8Type, Hif8x2Type,
+                         KernelKindAttr, PipeAttr, PtrType)
+from .base import MicroOp
+from .ctrl_ops import GetCtrlOp, SetCtrlOp, Sbitset0Op, Sbitset1Op
+from .cube_ops import (MadAccOp, MadBiasOp, MadMxAccOp, MadMxBiasOp, MadMxOp, MadOp,
+                       MteL1L0aMxOp, MteL1L0aOp, MteL1L0bMxOp, MteL1L0bOp)
+from .dma_ops import (MteGmL1FracOp, MteGmL1Op, MteGmUbOp, MteL1BtOp, MteL1FbOp, MteL1UbOp,
+                      MteUbGmOp, MteUbL1Op, MteUbUbOp)
+from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
+from .pointer_ops import AddPtrOp, CastPtrOp
+from .structure_ops import (GetBlockIdxOp, GetBlockNumOp, GetSubblockIdxOp, GetSubblockNumOp,
+                            SectionCubeOp, SectionVectorOp)
+from .sync_ops import (BarrierOp, GetBufOp, MemBarOp, PipeBarrierOp, RlsBufOp, SetFlagOp,
+                       SyncSetOp, SyncWaitOp, WaitFlagOp)
+
+MICRO_OPS: tuple[type[MicroOp], ...] = (
+    MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,
+    MteL1BtOp, MteL1FbOp, MteL1L0aOp, MteL1L0bOp, MteL1L0aMxOp, MteL1L0bMxOp, MadOp, MadAccOp,
+    MadBiasOp, MadMxOp, MadMxAccOp, MadMxBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
+)
+
+OTHER_OPS = (
+    CastPtrOp, AddPtrOp, SectionCubeOp, SectionVectorOp, GetBlockIdxOp, GetBlockNumOp,
+    GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
+    SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
+    Sbitset1Op,
+)
+
+PTO = Dialect(
+    "pto",
+    [*MICRO_OPS, *OTHER_OPS],
+    [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
+     KernelKindAttr],
+)

@@ -1,0 +1,259 @@
+"""``.pto`` text <-> xDSL module, with every failure reported as one `PtoSyntaxError`.
+
+xDSL raises its own exception types (and Python raises RecursionError, MemoryError,
+ValueError ... on hostile input); `parse_module` turns all of them into a
+`PtoSyntaxError` located at ``file:line:col``.
+"""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import (UNKNOWN_LOC, Builtin, FileLineColLoc, IntAttr, IntegerType,
+                                   MemRefType, ModuleOp, StringAttr, TensorType, VectorType)
+from xdsl.dialects.func import Func
+from xdsl.dialects.scf import Scf
+from xdsl.ir import Attribute, Operation, TypeAttribute
+from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRLexer
+
+from ..errors import PtoSyntaxError
+from .dialect import PTO
+
+_MAX_MESSAGE = 400  # xDSL messages can embed whole attributes; keep diagnostics readable
+
+
+def load_context() -> Context:
+    """A context with builtin, func, arith, scf and pto loaded; unknown ops are errors."""
+    ctx = Context(allow_unregistered=False)
+    for dialect in (Builtin, Func, Arith, Scf, PTO):
+        ctx.load_dialect(dialect)
+    return ctx
+
+
+_CONTEXT: Context | None = None
+
+
+def _context() -> Context:
+    global _CONTEXT
+    if _CONTEXT is None:
+        _CONTEXT = load_context()
+    return _CONTEXT
+
+
+class _SafeLexer(MLIRLexer):
+    """xDSL's string-literal pattern nests ``+`` inside ``*``: an unterminated literal
+    backtracks exponentially. The same pattern with possessive quantifiers matches the same
+    strings (the alternatives start with different characters) and fails in linear time."""
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
+class _NameError(ParseError):
+    """A ParseError already placed at the name it is about."""
+
+
+class _Parser(Parser):
+    """Remembers where each op starts (verifier errors point there) and names unknown ops."""
+
+    def __init__(self, ctx: Context, text: str, name: str) -> None:
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(_SafeLexer(Input(text, name)))
+        self.text = text
+        self.filename = StringAttr(name)
+        self.op_starts: dict[Operation, int] = {}
+        self.open_ops: list[int] = []  # start offsets of the ops being parsed, outermost first
+        # ops start in increasing offsets, so line numbers are counted incrementally
+        self._seen, self._line, self._line_start = 0, 1, 0
+
+    def parse_operation(self) -> Operation:
+        start = self.pos
+        self.open_ops.append(start)
+        line, col = self._line_col(start)
+        op = super().parse_operation()
+        self.open_ops.pop()
+        self.op_starts[op] = start
+        if op.location == UNKNOWN_LOC:   # an explicit loc(...) in the text wins
+            op.location = FileLineColLoc(self.filename, IntAttr(line), IntAttr(col))
+        return op
+
+    def _line_col(self, pos: int) -> tuple[int, int]:
+        newlines = self.text.count("\n", self._seen, pos)
+        if newlines:
+            self._line += newlines
+            self._line_start = self.text.rfind("\n", self._seen, pos) + 1
+        self._seen = pos
+        return self._line, pos - self._line_start + 1
+
+    def parse_optional_type(self) -> TypeAttribute | None:
+        pos = self.pos
+        try:
+            t = super().parse_optional_type()
+        except ParseError as err:
+            raise self._at_name(err, pos) from None
+        if t is not None and (why := _oversized(t)) is not None:
+            self.raise_error(why, pos)
+        return t
+
+    def parse_optional_attribute(self) -> Attribute | None:
+        pos = self.pos
+        try:
+            return super().parse_optional_attribute()
+        except ParseError as err:
+            raise self._at_name(err, pos) from None
+
+    def _at_name(self, err: ParseError, pos: int) -> ParseError:
+        """Unknown dialect types and attributes are reported where their name starts
+        (xDSL reports the token after it)."""
+        if err.msg.endswith("is not registered") and not isinstance(err, _NameError):
+            return _NameError(Span(pos, pos, self.lexer.input), err.msg)
+        return err
+
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if op_type is None:
+            at = self.lexer.input.content.rfind(name, 0, self.pos)
+            shown = name if len(name) <= 64 else name[:64] + "..."
+            self.raise_error(f"unknown op '{shown}'", at if at >= 0 else None)
+        return op_type
+
+
+_MAX_INT_WIDTH = 64         # PTO scalars are at most 64 bits
+_MAX_ELEMENTS = 1 << 20     # xDSL materialises dense constants element by element
+
+
+def _oversized(t: Attribute) -> str | None:
+    """Types whose later use would exhaust memory (xDSL computes ``1 << width`` for integer
+    constants and expands dense splats): reject them where they are written."""
+    if isinstance(t, IntegerType) and t.width.data > _MAX_INT_WIDTH:
+        return f"integer type {t.width.data} bits wide; at most {_MAX_INT_WIDTH} supported"
+    if isinstance(t, (TensorType, VectorType, MemRefType)):
+        count = 1
+        for dim in t.get_shape():
+            count *= max(dim, 1)
+            if count > _MAX_ELEMENTS:
+                return f"shaped type with more than {_MAX_ELEMENTS} elements"
+    return None
+
+
+def op_location(op: Operation) -> str | None:
+    """``file:line:col`` where a parsed op starts (its results included); None for ops that
+    were built rather than parsed."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None
+
+
+def location(text: str, filename: str, pos: int) -> str:
+    """``filename:line:col`` (1-based) of character offset ``pos`` in ``text``."""
+    pos = max(0, min(pos, len(text)))
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"{filename}:{line}:{col}"
+
+
+def _error(text: str, filename: str, pos: int, message: str) -> PtoSyntaxError:
+    message = " ".join(message.split())
+    message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+    if len(message) > _MAX_MESSAGE:
+        message = message[:_MAX_MESSAGE] + " ..."
+    return PtoSyntaxError(message, loc=location(text, filename, pos))
+
+
+def parse_module(text: str, filename: str = "<input>") -> ModuleOp:
+    """Parse and verify ``.pto`` text. Any malformed input raises `PtoSyntaxError` with
+    ``.loc == "filename:line:col"``; no other exception escapes."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise PtoSyntaxError(f"input is not UTF-8 text ({err.reason} at byte {err.start})",
+                                 loc=f"{filename}:1:1") from None
+    if not isinstance(text, str):
+        raise PtoSyntaxError(f"expected .pto text, got {type(text).__name__}",
+                             loc=f"{filename}:1:1")
+    parser: _Parser | None = None
+    try:
+        parser = _Parser(_context(), text, filename)
+        module = parser.parse_module()
+        _verify(module, parser, text, filename)
+        return module
+    except PtoSyntaxError:
+        raise
+    except ParseError as err:
+        raise _error(text, filename, err.span.start, _parse_message(err)) from None
+    except RecursionError:
+        raise _error(text, filename, _where(parser), "nesting is too deep") from None
+    except MemoryError:
+        raise _error(text, filename, _where(parser), "input too large to parse") from None
+    except (VerifyException, DiagnosticException) as err:
+        # raised while building an op (e.g. a constant that does not fit its type)
+        raise _error(text, filename, _where(parser, innermost_op=True), str(err)) from None
+    except Exception as err:  # noqa: BLE001 - the contract: only PtoSyntaxError escapes
+        raise _error(text, filename, _where(parser, innermost_op=True),
+                     f"invalid input: {err}") from err
+
+
+def _parse_message(err: ParseError) -> str:
+    """xDSL's message, reworded where it is unclear on its own."""
+    message = err.msg.strip()
+    if message == "Could not parse entire input!":
+        return "expected an operation"
+    if (m := re.fullmatch(r"'([\w.$-]+)' is not registered", message)) is not None:
+        return f"unknown type or attribute '{m.group(1)}'"
+    if message.startswith("Expected suffix identifier after"):
+        return f"expected a name after '{err.span.text[:1]}'"
+    if message.startswith("in ") or not message:  # xDSL gave only the context
+        token = err.span.text[:20]
+        message = f"unexpected '{token}'" + (f" {message}" if message else "")
+    return message
+
+
+def _where(parser: _Parser | None, innermost_op: bool = False) -> int:
+    """Where the parser stopped, or the start of the op it was inside."""
+    if parser is None:
+        return 0
+    if innermost_op and parser.open_ops:
+        return parser.open_ops[-1]
+    try:
+        return parser.pos
+    except Exception:  # noqa: BLE001 - a broken lexer state must not mask the real error
+        return 0
+
+
+def _verify(module: ModuleOp, parser: _Parser, text: str, filename: str) -> None:
+    """Verify op by op (what ``module.verify()`` checks) so that an error points at the op
+    that breaks a rule."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+            for region in op.regions:
+                if len(region.blocks) == 1 and not region.block.ops \
+                        and not op.has_trait(NoTerminator):
+                    raise VerifyException("its body is empty but must end in a terminator")
+        except Exception as err:  # noqa: BLE001 - xDSL verifiers raise several types
+            raise _error(text, filename, parser.op_starts.get(op, 0),
+                         _verify_message(op, err)) from None
+
+
+def _verify_message(op: Operation, err: Exception) -> str:
+    message = str(err).removeprefix("Operation does not verify: ")
+    return message if op.name in message else f"{op.name}: {message}"
+
+
+def print_module(module: Operation) -> str:
+    """Canonical text of a module; ``parse_module(print_module(m))`` prints the same."""
+    out = StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue() + "\n"
