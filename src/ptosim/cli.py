@@ -1,12 +1,22 @@
-"""The ``ptosim`` command line."""
+"""The ``ptosim`` command line: run and check `.pto` kernels, run the demo.
+
+Exit codes: 0 success, 1 a kernel, verification or runtime error (diagnostic on stderr),
+2 a usage error (bad or missing --arg, unreadable file, wrong file size ...).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from . import __version__
 from .errors import PtoError
+from .targets import TARGETS
 
 
 def _demo(_: argparse.Namespace) -> int:
@@ -14,27 +24,156 @@ def _demo(_: argparse.Namespace) -> int:
     return 0 if run() else 1
 
 
+def _load(args: argparse.Namespace) -> Any:
+    from .kernel import Kernel, UsageError
+    path = Path(args.kernel)
+    try:
+        path.read_bytes()
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        return Kernel.from_file(path, getattr(args, "entry", None))
+    except PtoError as err:
+        if "candidate kernel functions" in err.detail or "no function @" in err.detail:
+            raise UsageError(err.detail) from None
+        raise
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .interp.static import check_kernel
+    kernel = _load(args)
+    errors, notes = check_kernel(kernel.module, kernel.func, kernel.target(args.target),
+                                 kernel.locate)
+    for line in notes:
+        print(line, file=sys.stderr)
+    for err in errors:
+        print(err, file=sys.stderr)
+    if errors:
+        return 1
+    print(f"{args.kernel}: @{kernel.entry} checks clean on {kernel.target(args.target)}")
+    return 0
+
+
+def _bind(kernel: Any, specs: list[str]) -> tuple[dict[str, Any], dict[str, Path]]:
+    """``--arg NAME=FILE|VALUE`` -> values by parameter name, and the file of each GM arg."""
+    from .kernel import UsageError
+    values: dict[str, Any] = {}
+    files: dict[str, Path] = {}
+    for spec in specs:
+        key, sep, text = spec.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--arg expects NAME=FILE or NAME=VALUE, got {spec!r}")
+        p = kernel.param(key)
+        if p.name in values:
+            raise UsageError(f"parameter {p.name} is bound twice")
+        if p.is_pointer:
+            from .dtypes import dtype as _dtype
+            dt = _dtype(p.element())
+            path = Path(text)
+            try:
+                raw = path.read_bytes()
+            except OSError as err:
+                raise UsageError(f"cannot read {path} for {p.name}: {err.strerror or err}") \
+                    from None
+            if len(raw) % dt.size:
+                raise UsageError(f"{path} has {len(raw)} bytes, not a whole number of "
+                                 f"{dt.name} elements ({dt.size} B) for {p.name}")
+            values[p.name] = np.frombuffer(raw, dtype=dt.np).copy()
+            files[p.name] = path
+        else:
+            values[p.name] = text
+    return values, files
+
+
+def _run(args: argparse.Namespace) -> int:
+    kernel = _load(args)
+    values, files = _bind(kernel, args.arg or [])
+    progress = _Progress(sys.stderr)
+    result = kernel.run(values, target=args.target, block_dim=args.block_dim,
+                        progress=progress.update)
+    progress.done()
+    out_dir = Path(args.out_dir) if args.out_dir else None
+    written = []
+    for name, data in result.outputs.items():
+        dest = (out_dir / f"{name}.bin") if out_dir else files[name]
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        data.tofile(dest)
+        written.append(str(dest))
+    print(f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
+          f"{result.ops} ops in {result.seconds:.3f} s; wrote {', '.join(written) or 'nothing'}")
+    return 0
+
+
+class _Progress:
+    """A one-line progress report on stderr for runs longer than a second (TTY only)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.start = time.perf_counter()
+        self.shown = False
+
+    def update(self, ops: int, seconds: float) -> None:
+        if seconds > 1 and getattr(self.stream, "isatty", lambda: False)():
+            self.stream.write(f"\rptosim: {ops} ops, {seconds:.1f} s")
+            self.stream.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptosim", description="Functional simulator and verifier for the PTO ISA.")
     parser.add_argument("--version", action="version", version=f"ptosim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = sub.add_parser("demo", help="run the bundled DMA demo kernel and check its bytes")
+    demo = sub.add_parser("demo", help="run the bundled demo and check its bytes")
     demo.set_defaults(func=_demo)
+    run = sub.add_parser("run", help="run a .pto kernel on .bin inputs")
+    run.add_argument("kernel", metavar="KERNEL.pto")
+    run.add_argument("--entry", metavar="FUNC", help="kernel function (default: the only one)")
+    run.add_argument("--target", choices=sorted(TARGETS), help="overrides pto.target_arch")
+    run.add_argument("--block-dim", type=int, default=1, metavar="N",
+                     help="number of blocks (default 1)")
+    run.add_argument("--arg", action="append", metavar="NAME=FILE|VALUE",
+                     help="bind a parameter by name (without %%) or 0-based position")
+    run.add_argument("--out-dir", metavar="DIR",
+                     help="write each GM parameter to DIR/<name>.bin instead of in place")
+    run.set_defaults(func=_run)
+    check = sub.add_parser("check", help="parse and verify a .pto kernel without running it")
+    check.add_argument("kernel", metavar="KERNEL.pto")
+    check.add_argument("--entry", metavar="FUNC")
+    check.add_argument("--target", choices=sorted(TARGETS))
+    check.set_defaults(func=_check)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (0 ok, 1 kernel error, 2 usage error)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:          # argparse: --help exits 0, bad usage exits 2
+        return int(exc.code or 0)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    if getattr(args, "block_dim", 1) < 1:
+        print("ptosim: --block-dim must be at least 1", file=sys.stderr)
+        return 2
+    from .kernel import UsageError
     try:
         return int(args.func(args))
-    except PtoError as err:
+    except UsageError as err:
         print(f"ptosim: {err}", file=sys.stderr)
+        return 2
+    except PtoError as err:
+        print(err if err.loc else f"ptosim: {err}", file=sys.stderr)
+        return 1
+    except RecursionError:
+        print(f"{getattr(args, 'kernel', '?')}: error: the kernel nests too deeply to run",
+              file=sys.stderr)
         return 1
 
 

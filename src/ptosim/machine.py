@@ -105,7 +105,7 @@ class MachineState:
         dtype, or by ``dtype`` (values are then converted as `write` does)."""
         arr = np.ascontiguousarray(array)
         dt = _dtype(dtype) if dtype is not None else from_numpy(arr.dtype)
-        self._require_dtype(dt)
+        self.require_dtype(dt)
         if dtype is not None and arr.dtype != dt.np:
             arr = _as_carrier(arr, dt)
         ptr = self._allocate(arr.nbytes, dt)
@@ -116,7 +116,7 @@ class MachineState:
     def gm_empty(self, n: int, dtype: "str | DType") -> Ptr:
         """A zero-filled GM allocation of ``n`` elements."""
         dt = _dtype(dtype)
-        self._require_dtype(dt)
+        self.require_dtype(dt)
         if not isinstance(n, (int, np.integer)) or n < 0:
             raise PtoError(f"gm_empty: element count must be a non-negative integer, got {n!r}")
         return self._allocate(int(n) * dt.size, dt)
@@ -134,7 +134,7 @@ class MachineState:
         ``mat left right acc vec bias scaling``) at a byte offset."""
         sp = canonical_space(space)
         dt = _dtype(dtype)
-        self._require_dtype(dt)
+        self.require_dtype(dt)
         if sp == "gm":
             raise SpaceError("GM pointers come from m.gm(array) or m.gm_empty(n, dtype)")
         if type(block) is not int or not 0 <= block < len(self.blocks):
@@ -154,7 +154,7 @@ class MachineState:
                 f"({self.target.capacity[sp]} bytes on {self.target.name})")
         return Ptr(sp, dt, int(byte_offset), subblock, block)
 
-    def _require_dtype(self, dt: DType) -> None:
+    def require_dtype(self, dt: DType) -> None:
         if not self.target.has_dtype(dt.name):
             raise TargetError(f"element type {dt.name} does not exist on target "
                               f"{self.target.name}")

@@ -1,0 +1,95 @@
+"""Interpreter: runs a parsed kernel module on a Machine (see executor and scheduler)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+
+from ..errors import PtoError
+from ..machine import MachineState
+from .executor import VECTOR_OPS, Core, Executor
+from .scheduler import SyncService, launch
+
+KERNEL_ATTRS = ("pto.aicore", "pto.kernel")
+
+
+def functions(module: ModuleOp) -> dict[str, Operation]:
+    """Every func.func of the module by symbol name."""
+    out = {}
+    for op in module.ops:
+        if op.name == "func.func":
+            out[op.properties["sym_name"].data] = op   # type: ignore[union-attr]
+    return out
+
+
+def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
+    """The function to launch: ``entry``, or the module's only kernel function."""
+    funcs = functions(module)
+    if entry is not None:
+        if entry not in funcs:
+            raise PtoError(f"no function @{entry} in the module; functions: "
+                           f"{', '.join('@' + f for f in funcs) or 'none'}")
+        return funcs[entry]
+    kernels = [f for f in funcs.values() if any(a in f.attributes for a in KERNEL_ATTRS)]
+    if len(kernels) == 1:
+        return kernels[0]
+    if not kernels and len(funcs) == 1:
+        return next(iter(funcs.values()))
+    names = ", ".join("@" + f.properties["sym_name"].data for f in (kernels or funcs.values()))
+    raise PtoError(f"the module has {len(kernels) or len(funcs)} candidate kernel functions "
+                   f"({names}); choose one with --entry")
+
+
+def kernel_kind(module: ModuleOp, func: Operation) -> str:
+    """"cube", "vector" or "mixed": the module attribute, else inferred from the body."""
+    attr = module.attributes.get("pto.kernel_kind")
+    if attr is not None:
+        text = str(attr)
+        return "cube" if "cube" in text else "vector" if "vector" in text else "mixed"
+    kinds = set()
+    for op in func.walk():
+        if op.name in ("pto.section.cube", "pto.section.vector"):
+            return "mixed"
+        method = getattr(op, "MACHINE_METHOD", None)
+        if method is not None:
+            kinds.add("vector" if method in VECTOR_OPS else "cube")
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def target_of(module: ModuleOp) -> str | None:
+    """The module's ``pto.target_arch`` attribute, if any."""
+    attr = module.attributes.get("pto.target_arch")
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def cores_for(kind: str, block_dim: int) -> list[Core]:
+    """Cores of a launch: mixed kernels run on AIC + AIV0 + AIV1 of every block; vector
+    kernels on AIV0 only (docs/semantics.md, "Launch")."""
+    out = []
+    for b in range(block_dim):
+        if kind in ("cube", "mixed"):
+            out.append(Core("cube", 0, b))
+        if kind == "mixed":
+            out += [Core("vector", 0, b), Core("vector", 1, b)]
+        elif kind == "vector":
+            out.append(Core("vector", 0, b))
+    return out
+
+
+def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
+               entry: str | None = None,
+               locate: Callable[[Operation], str | None] = lambda op: None,
+               progress: Callable[[int, float], None] | None = None) -> Executor:
+    """Launch the kernel on every core of ``machine``'s blocks; returns the executor
+    (``ops_executed`` counts ops run)."""
+    func = kernel_function(module, entry)
+    cores = cores_for(kernel_kind(module, func), len(machine.blocks))
+    sync = SyncService(machine.target.name, functions(module))
+    return launch(machine, func, args, cores,
+                  lambda s: Executor(machine, locate, s, progress), sync)
+
+
+__all__ = ["run_kernel", "kernel_function", "kernel_kind", "target_of", "functions",
+           "cores_for", "Core"]

@@ -1,0 +1,481 @@
+"""Runs one core's copy of a kernel function: func / arith / scf and the pto ops.
+
+Each core executes as a generator: it runs ops in program order and yields only when a
+cross-core `pto.sync.wait` cannot proceed yet, so the scheduler can interleave cores
+deterministically. Micro-ops are dispatched to the Machine method named by the op's
+``MACHINE_METHOD`` with the arguments of its ``python_call()`` (the Python face), so a
+kernel and a Python script run the very same op code.
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generator, Iterable
+
+import numpy as np
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from ..dtypes import dtype as _dtype
+from ..errors import PtoError
+from ..machine import MachineState, Ptr
+from ..targets import canonical_space
+
+# Which core kind issues each micro-op (pto-notes §1.3: AIC MTE2/MTE1/M/FIX, AIV MTE2/V/MTE3).
+VECTOR_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_ub_l1"})
+
+
+@dataclass(frozen=True)
+class Core:
+    """One core of a launch: the cube core (AIC) or vector sub-block ``sub`` (AIV0/1)."""
+
+    kind: str          # "cube" or "vector"
+    sub: int
+    block: int
+
+    @property
+    def name(self) -> str:
+        unit = "aic" if self.kind == "cube" else f"aiv{self.sub}"
+        return f"block{self.block}.{unit}"
+
+
+@dataclass
+class Wait:
+    """Yielded by a core that cannot pass a `pto.sync.wait` yet."""
+
+    op: Operation
+    cells: list[tuple[tuple, int]]       # semaphore keys the wait needs (key, amount)
+    what: str                            # readable semaphore description
+
+
+@dataclass
+class CoreState:
+    core: Core
+    ctrl: int = 0
+    env: dict[SSAValue, Any] = field(default_factory=dict)
+
+
+class KernelError(PtoError):
+    """A runtime failure inside a kernel that is not an op's own rule (e.g. divide by 0)."""
+
+
+def _int_width(t: object) -> int:
+    if isinstance(t, IndexType):
+        return 64
+    if isinstance(t, IntegerType):
+        return t.width.data
+    raise KernelError(f"expected an integer or index type, got {t}")
+
+
+def wrap(value: int, width: int) -> int:
+    """Two's-complement wrap to ``width`` bits, read as signed (i1 reads as 0/1)."""
+    if width == 1:
+        return value & 1
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
+
+
+def _unsigned(value: int, width: int) -> int:
+    return value & ((1 << width) - 1)
+
+
+def _round_float(value: float, t: object) -> float:
+    name = str(t)
+    if name == "f32":
+        return float(np.float32(value))
+    if name == "f16":
+        return float(np.float16(value))
+    return float(value)
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _tdiv(a: int, b: int) -> int:
+    """C-style division truncating toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _trem(a: int, b: int) -> int:
+    return a - _tdiv(a, b) * b
+
+
+_INT_BIN: dict[str, Callable[[int, int, int], int]] = {
+    "arith.addi": lambda a, b, w: a + b,
+    "arith.subi": lambda a, b, w: a - b,
+    "arith.muli": lambda a, b, w: a * b,
+    "arith.divsi": lambda a, b, w: _tdiv(a, b),
+    "arith.divui": lambda a, b, w: _unsigned(a, w) // _unsigned(b, w),
+    "arith.remsi": lambda a, b, w: _trem(a, b),
+    "arith.remui": lambda a, b, w: _unsigned(a, w) % _unsigned(b, w),
+    "arith.ceildivsi": lambda a, b, w: _cdiv(a, b),
+    "arith.ceildivui": lambda a, b, w: _cdiv(_unsigned(a, w), _unsigned(b, w)),
+    "arith.floordivsi": lambda a, b, w: a // b,
+    "arith.andi": lambda a, b, w: a & b,
+    "arith.ori": lambda a, b, w: a | b,
+    "arith.xori": lambda a, b, w: a ^ b,
+    "arith.shli": lambda a, b, w: a << b if 0 <= b < w else 0,
+    "arith.shrsi": lambda a, b, w: a >> min(b, w - 1),
+    "arith.shrui": lambda a, b, w: _unsigned(a, w) >> b if b < w else 0,
+    "arith.maxsi": lambda a, b, w: max(a, b),
+    "arith.minsi": lambda a, b, w: min(a, b),
+    "arith.maxui": lambda a, b, w: max(_unsigned(a, w), _unsigned(b, w)),
+    "arith.minui": lambda a, b, w: min(_unsigned(a, w), _unsigned(b, w)),
+}
+_DIVIDES = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
+                      "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi"})
+
+_FLOAT_BIN: dict[str, Callable[[float, float], float]] = {
+    "arith.addf": operator.add, "arith.subf": operator.sub, "arith.mulf": operator.mul,
+    "arith.divf": lambda a, b: float(np.float64(a) / np.float64(b)),
+    "arith.maximumf": lambda a, b: float(np.maximum(a, b)),
+    "arith.minimumf": lambda a, b: float(np.minimum(a, b)),
+    "arith.maxnumf": lambda a, b: float(np.fmax(a, b)),
+    "arith.minnumf": lambda a, b: float(np.fmin(a, b)),
+}
+
+_CMPI = {
+    "eq": lambda a, b, w: a == b, "ne": lambda a, b, w: a != b,
+    "slt": lambda a, b, w: a < b, "sle": lambda a, b, w: a <= b,
+    "sgt": lambda a, b, w: a > b, "sge": lambda a, b, w: a >= b,
+    "ult": lambda a, b, w: _unsigned(a, w) < _unsigned(b, w),
+    "ule": lambda a, b, w: _unsigned(a, w) <= _unsigned(b, w),
+    "ugt": lambda a, b, w: _unsigned(a, w) > _unsigned(b, w),
+    "uge": lambda a, b, w: _unsigned(a, w) >= _unsigned(b, w),
+}
+_CMPI_BY_INDEX = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+_CMPF = {
+    "oeq": operator.eq, "ogt": operator.gt, "oge": operator.ge, "olt": operator.lt,
+    "ole": operator.le, "one": lambda a, b: a != b and a == a and b == b,
+    "ueq": lambda a, b: a == b or a != a or b != b, "une": operator.ne,
+    "ugt": lambda a, b: not a <= b, "uge": lambda a, b: not a < b,
+    "ult": lambda a, b: not a >= b, "ule": lambda a, b: not a > b,
+    "ord": lambda a, b: a == a and b == b, "uno": lambda a, b: a != a or b != b,
+    "true": lambda a, b: True, "false": lambda a, b: False,
+}
+_CMPF_BY_INDEX = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt",
+                  "uge", "ult", "ule", "une", "uno", "true"]
+
+
+def _attr(op: Operation, name: str) -> Any:
+    """A property or attribute by name (attributes like IntegerAttr(0) are falsy)."""
+    value = op.properties.get(name)
+    return op.attributes.get(name) if value is None else value
+
+
+def _predicate(op: Operation, names: list[str]) -> str:
+    pred = _attr(op, "predicate")
+    value = getattr(pred, "value", pred)
+    return names[int(getattr(value, "data", value))]
+
+
+class Executor:
+    """Executes functions of a parsed module for one core at a time (see module doc)."""
+
+    def __init__(self, machine: MachineState, locate: Callable[[Operation], str | None],
+                 sync: "Any", progress: Callable[[int, float], None] | None = None) -> None:
+        self.m = machine
+        self.locate = locate
+        self.sync = sync            # the scheduler's semaphore service
+        self.ops_executed = 0
+        self.progress = progress    # called every 4096 ops with (ops, seconds)
+        self.started = time.perf_counter()
+
+    # --- entry points -------------------------------------------------------------------
+    def run_function(self, state: CoreState, func: Operation, args: list[Any]
+                     ) -> Generator[Wait, None, list[Any]]:
+        block = func.regions[0].blocks.first
+        assert block is not None
+        for arg, value in zip(block.args, args):
+            state.env[arg] = value
+        return (yield from self.run_block(state, block))
+
+    def run_block(self, state: CoreState, block: Block) -> Generator[Wait, None, list[Any]]:
+        """Run ``block``'s ops; returns the values of its terminator (yield / return)."""
+        env = state.env
+        for op in block.ops:
+            name = op.name
+            self.ops_executed += 1
+            if not self.ops_executed & 0xFFF and self.progress is not None:
+                self.progress(self.ops_executed, time.perf_counter() - self.started)
+            try:
+                if name == "scf.yield" or name == "func.return":
+                    return [env[v] for v in op.operands]
+                handler = _SIMPLE.get(name)
+                if handler is not None:
+                    out = handler(self, state, op)
+                elif hasattr(op, "MACHINE_METHOD"):
+                    self._micro(state, op)
+                    continue
+                else:
+                    gen_handler = _CONTROL.get(name)
+                    if gen_handler is None:
+                        raise KernelError(f"{name}: ptosim does not execute this op yet")
+                    out = yield from gen_handler(self, state, op)
+            except PtoError as err:
+                if err.loc is None and (loc := self.locate(op)) is not None:
+                    err.with_loc(loc)
+                raise
+            except (ArithmeticError, ValueError, TypeError, IndexError, KeyError) as err:
+                raise KernelError(f"{name}: {type(err).__name__}: {err}",
+                                  loc=self.locate(op)) from None
+            if out is not None:
+                for res, value in zip(op.results, out):
+                    env[res] = value
+        return []
+
+    def run_region(self, state: CoreState, region: Region, args: Iterable[Any] = ()
+                   ) -> Generator[Wait, None, list[Any]]:
+        block = region.blocks.first
+        if block is None:
+            return []
+        for arg, value in zip(block.args, args):
+            state.env[arg] = value
+        return (yield from self.run_block(state, block))
+
+    # --- micro-ops ----------------------------------------------------------------------
+    def _micro(self, state: CoreState, op: Operation) -> None:
+        method = op.MACHINE_METHOD  # type: ignore[attr-defined]
+        want = "vector" if method in VECTOR_OPS else "cube"
+        if state.core.kind != want:
+            where = "vector cores (AIV)" if want == "vector" else "cube core (AIC)"
+            raise KernelError(f"{method} runs on the {where}, not on {state.core.name}; put it "
+                              f"in pto.section.{want}", op=op.name)
+        pos, kw = op.python_call()  # type: ignore[attr-defined]
+        env = state.env
+        args = [_resolve(env, a) for a in pos]
+        kwargs = {k: _resolve(env, v) for k, v in kw.items()}
+        self.m.ctrl = state.ctrl
+        getattr(self.m, method)(*args, **kwargs)
+
+
+def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
+    """Replace SSA values by their runtime values inside clause tuples and lists."""
+    if isinstance(x, SSAValue):
+        return env[x]
+    if isinstance(x, tuple):
+        return tuple(_resolve(env, y) for y in x)
+    if isinstance(x, list):
+        return [_resolve(env, y) for y in x]
+    return x
+
+
+# --- simple (non-yielding) handlers -----------------------------------------------------
+def _constant(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    attr = _attr(op, "value")
+    t = op.results[0].type
+    if isinstance(attr, IntegerAttr):
+        return [wrap(attr.value.data, _int_width(t))]
+    if isinstance(attr, FloatAttr):
+        return [_round_float(attr.value.data, t)]
+    raise KernelError(f"arith.constant: unsupported constant {attr}")
+
+
+def _int_binary(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    a, b = (st.env[v] for v in op.operands)
+    w = _int_width(op.results[0].type)
+    if op.name in _DIVIDES and b == 0:
+        raise KernelError(f"{op.name}: division by zero")
+    return [wrap(_INT_BIN[op.name](a, b, w), w)]
+
+
+def _float_binary(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    a, b = (st.env[v] for v in op.operands)
+    with np.errstate(all="ignore"):
+        return [_round_float(_FLOAT_BIN[op.name](a, b), op.results[0].type)]
+
+
+def _cmpi(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    a, b = (st.env[v] for v in op.operands)
+    return [int(_CMPI[_predicate(op, _CMPI_BY_INDEX)](a, b, _int_width(op.operands[0].type)))]
+
+
+def _cmpf(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    a, b = (st.env[v] for v in op.operands)
+    return [int(_CMPF[_predicate(op, _CMPF_BY_INDEX)](a, b))]
+
+
+def _select(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    c, a, b = (st.env[v] for v in op.operands)
+    return [a if c else b]
+
+
+def _int_cast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    x = st.env[op.operands[0]]
+    src_w = _int_width(op.operands[0].type)
+    dst_w = _int_width(op.results[0].type)
+    if op.name in ("arith.extui", "arith.index_castui"):
+        x = _unsigned(x, src_w)
+    return [wrap(x, dst_w)]
+
+
+def _to_float(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    x = st.env[op.operands[0]]
+    if op.name == "arith.uitofp":
+        x = _unsigned(x, _int_width(op.operands[0].type))
+    return [_round_float(float(x), op.results[0].type)]
+
+
+def _to_int(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    x = st.env[op.operands[0]]
+    if x != x or x in (float("inf"), float("-inf")):
+        raise KernelError(f"{op.name}: {x} has no integer value")
+    return [wrap(int(x), _int_width(op.results[0].type))]
+
+
+def _float_cast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [_round_float(st.env[op.operands[0]], op.results[0].type)]
+
+
+def _negf(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [-st.env[op.operands[0]]]
+
+
+def _ptr_info(t: object) -> tuple[str, str]:
+    from ..frontend import ptr_info   # the dialect owns the pointer spellings
+    return ptr_info(t)
+
+
+def _castptr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    x = st.env[op.operands[0]]
+    rt = op.results[0].type
+    if isinstance(rt, (IntegerType, IndexType)):          # ptr -> integer: its address
+        return [wrap(x.offset, _int_width(rt))]
+    dtype, space = _ptr_info(rt)
+    space = canonical_space(space)
+    if isinstance(x, Ptr):                                # ptr -> ptr: same space only
+        if x.space != space:
+            raise KernelError(f"pto.castptr: cannot move a {x.space} pointer into {space}")
+        return [x.cast(dtype)]
+    if space == "gm":
+        dt = _dtype(dtype)
+        ex.m.require_dtype(dt)
+        return [Ptr("gm", dt, int(x))]
+    # A vector core's UB pointers address its own sub-block's UB.
+    sub = st.core.sub if st.core.kind == "vector" and space == "ub" else 0
+    return [ex.m.ptr(space, dtype, int(x), subblock=sub, block=st.core.block)]
+
+
+def _addptr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    p, off = (st.env[v] for v in op.operands)
+    return [p + off]
+
+
+def _query(value: Callable[[Executor, CoreState], int]) -> Callable[..., list[Any]]:
+    return lambda ex, st, op: [value(ex, st)]
+
+
+def _noop(ex: Executor, st: CoreState, op: Operation) -> None:
+    return None
+
+
+def _get_ctrl(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [wrap(st.ctrl, 64)]
+
+
+def _set_ctrl(ex: Executor, st: CoreState, op: Operation) -> None:
+    st.ctrl = _unsigned(st.env[op.operands[0]], 64)
+
+
+def _sbitset(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    value, bit = (st.env[v] for v in op.operands)
+    if not 0 <= bit < 64:
+        raise KernelError(f"{op.name}: bit {bit} is outside a 64-bit register")
+    mask = 1 << bit
+    bits = _unsigned(value, 64)
+    return [wrap(bits | mask if op.BIT_VALUE else bits & ~mask, 64)]  # type: ignore[attr-defined]
+
+
+def _sync_set(ex: Executor, st: CoreState, op: Operation) -> None:
+    ex.sync.signal(st.core, _sync_id(st, op), op)
+
+
+def _sync_id(st: CoreState, op: Operation) -> int:
+    ident = op.sync_id()  # type: ignore[attr-defined]
+    return int(st.env[ident]) if isinstance(ident, SSAValue) else int(ident)
+
+
+_SIMPLE: dict[str, Callable[..., Any]] = {
+    "arith.constant": _constant, "arith.cmpi": _cmpi, "arith.cmpf": _cmpf,
+    "arith.select": _select, "arith.negf": _negf,
+    **{name: _int_binary for name in _INT_BIN},
+    **{name: _float_binary for name in _FLOAT_BIN},
+    **{name: _int_cast for name in ("arith.index_cast", "arith.index_castui", "arith.extsi",
+                                     "arith.extui", "arith.trunci")},
+    "arith.sitofp": _to_float, "arith.uitofp": _to_float,
+    "arith.fptosi": _to_int, "arith.fptoui": _to_int,
+    "arith.extf": _float_cast, "arith.truncf": _float_cast,
+    "pto.castptr": _castptr, "pto.addptr": _addptr,
+    "pto.get_block_idx": _query(lambda ex, st: st.core.block),
+    "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
+    "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),
+    "pto.get_subblock_num": _query(lambda ex, st: 2),
+    "pto.get_ctrl": _get_ctrl, "pto.set_ctrl": _set_ctrl,
+    "pto.sbitset0": _sbitset, "pto.sbitset1": _sbitset,
+    # Intra-core ordering has no functional effect in program order; the hazard
+    # checker (issue 6) will consume these.
+    "pto.set_flag": _noop, "pto.wait_flag": _noop, "pto.barrier": _noop,
+    "pto.pipe_barrier": _noop, "pto.get_buf": _noop, "pto.rls_buf": _noop,
+    "pto.mem_bar": _noop,
+    "pto.sync.set": _sync_set,
+}
+
+
+# --- control-flow and blocking handlers (generators) -------------------------------------
+def _scf_for(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
+    lb, ub, step, *inits = (st.env[v] for v in op.operands)
+    if step <= 0:
+        raise KernelError(f"scf.for: step must be positive, got {step}")
+    carried = list(inits)
+    i = lb
+    while i < ub:
+        carried = yield from ex.run_region(st, op.regions[0], [i, *carried])
+        i += step
+    return carried
+
+
+def _scf_if(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
+    cond = st.env[op.operands[0]]
+    region = op.regions[0] if cond else (op.regions[1] if len(op.regions) > 1 else None)
+    if region is None or region.blocks.first is None:
+        return []
+    return (yield from ex.run_region(st, region))
+
+
+def _section(kind: str) -> Callable[..., Generator[Wait, None, None]]:
+    def run(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
+        if st.core.kind == kind:
+            yield from ex.run_region(st, op.regions[0])
+        return None
+    return run
+
+
+def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
+    yield from ex.sync.wait(st.core, _sync_id(st, op), op)
+    return None
+
+
+def _call(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
+    callee = op.properties["callee"].string_value()  # type: ignore[union-attr]
+    func = ex.sync.lookup_function(callee)
+    inner = CoreState(st.core, st.ctrl)
+    out = yield from ex.run_function(inner, func, [st.env[v] for v in op.operands])
+    st.ctrl = inner.ctrl
+    return out
+
+
+_CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
+    "scf.for": _scf_for, "scf.if": _scf_if,
+    "pto.section.cube": _section("cube"), "pto.section.vector": _section("vector"),
+    "pto.sync.wait": _sync_wait, "func.call": _call,
+}
+
+
+def pointer_like(t: object) -> bool:
+    """True for `!pto.ptr` and `memref<..., #pto.address_space<...>>` types."""
+    from ..frontend import is_pointer_type
+    return is_pointer_type(t)

@@ -1,0 +1,118 @@
+"""Launch a kernel on a Machine: one generator per core, deterministic interleaving,
+cross-core semaphores and deadlock detection.
+
+Cores are ordered block by block (AIC, AIV0, AIV1). The first runnable core runs until it
+finishes or blocks in `pto.sync.wait`; then the next runnable one does. Same input, same
+interleaving, every time. When every unfinished core is blocked, the run stops with a
+DeadlockError naming each core, the op it waits in and the semaphore it waits on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generator
+
+from xdsl.ir import Operation
+
+from ..errors import DeadlockError, PtoError
+from ..machine import MachineState
+from .executor import Core, CoreState, Executor, KernelError, Wait
+
+SEMAPHORES = 16          # per vector sub-block and direction
+SEM_MAX = 15             # 4-bit counters
+
+
+class SyncService:
+    """Cross-core semaphores of every block (pto-notes §1.5).
+
+    a5: cube ids 0-15 address AIV0 and 16-31 AIV1, for set and wait; a vector core uses its
+    local ids 0-15. a2a3: one cube set reaches both AIVs and one cube wait needs both."""
+
+    def __init__(self, target: str, functions: dict[str, Operation]) -> None:
+        self.paired = target == "a2a3"
+        self.count: dict[tuple, int] = {}
+        self.functions = functions
+
+    def lookup_function(self, name: str) -> Operation:
+        if name not in self.functions:
+            raise KernelError(f"func.call: no function @{name} in the module")
+        return self.functions[name]
+
+    def _cells(self, core: Core, ident: int, setting: bool, op: Operation) -> list[tuple]:
+        """Semaphore keys a set increments / a wait consumes: (block, direction, aiv, id)."""
+        limit = SEMAPHORES if core.kind == "vector" or self.paired else 2 * SEMAPHORES
+        if not 0 <= ident < limit:
+            raise KernelError(f"semaphore id {ident} is out of range [0, {limit - 1}] on "
+                              f"{core.name}", op=op.name)
+        if core.kind == "vector":
+            direction = "v2c" if setting else "c2v"
+            return [(core.block, direction, core.sub, ident)]
+        direction = "c2v" if setting else "v2c"
+        if self.paired:
+            return [(core.block, direction, aiv, ident) for aiv in (0, 1)]
+        return [(core.block, direction, ident // SEMAPHORES, ident % SEMAPHORES)]
+
+    def signal(self, core: Core, ident: int, op: Operation) -> None:
+        for key in self._cells(core, ident, True, op):
+            value = self.count.get(key, 0) + 1
+            if value > SEM_MAX:
+                raise KernelError(f"semaphore {_describe(key)} overflows its 4-bit counter "
+                                  f"(more than {SEM_MAX} sets without a wait)", op=op.name)
+            self.count[key] = value
+
+    def wait(self, core: Core, ident: int, op: Operation) -> Generator[Wait, None, None]:
+        keys = self._cells(core, ident, False, op)
+        while not all(self.count.get(k, 0) > 0 for k in keys):
+            yield Wait(op, [(k, 1) for k in keys], ", ".join(_describe(k) for k in keys))
+        for k in keys:
+            self.count[k] -= 1
+
+    def ready(self, wait: Wait) -> bool:
+        return all(self.count.get(k, 0) >= n for k, n in wait.cells)
+
+
+def _describe(key: tuple) -> str:
+    block, direction, aiv, ident = key
+    arrow = f"aic->aiv{aiv}" if direction == "c2v" else f"aiv{aiv}->aic"
+    return f"block{block} {arrow} #{ident}"
+
+
+def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[Core],
+           executor_factory: Any, sync: SyncService) -> Executor:
+    """Run ``func`` on every core in ``cores`` to completion (or a PtoError)."""
+    executor: Executor = executor_factory(sync)
+    states = [CoreState(core) for core in cores]
+    gens: list[Generator[Wait, None, Any] | None] = [
+        executor.run_function(state, func, list(args)) for state in states]
+    waiting: list[Wait | None] = [None] * len(cores)
+    while True:
+        runnable = [i for i, g in enumerate(gens)
+                    if g is not None and (waiting[i] is None or sync.ready(waiting[i]))]
+        if not runnable:
+            blocked = [i for i, g in enumerate(gens) if g is not None]
+            if not blocked:
+                return executor
+            raise _deadlock(executor, [(cores[i], waiting[i]) for i in blocked])
+        i = runnable[0]
+        try:
+            waiting[i] = next(gens[i])   # type: ignore[arg-type]
+        except StopIteration:
+            gens[i], waiting[i] = None, None
+        except PtoError as err:
+            if len(cores) > 1:             # say which core failed
+                err.detail = f"{err.detail} [on {cores[i].name}]"
+                err.args = (err._render(),)
+            raise
+
+
+def _deadlock(executor: Executor, blocked: list[tuple[Core, Wait | None]]) -> DeadlockError:
+    lines = []
+    first_loc = None
+    for core, wait in blocked:
+        assert wait is not None
+        loc = executor.locate(wait.op)
+        first_loc = first_loc or loc
+        lines.append(f"  {core.name} waits in {wait.op.name} at {loc or '?'} for semaphore "
+                     f"{wait.what} (count 0)")
+    return DeadlockError("deadlock: every unfinished core is blocked on a cross-core "
+                         "semaphore that no running core will set\n" + "\n".join(lines),
+                         loc=first_loc)

@@ -1,0 +1,84 @@
+"""Static verification for `ptosim check`: every micro-op whose operands are all known
+before running (constants, pointers cast from constants, kernel GM arguments) is checked
+on a scratch machine, so its diagnostics are exactly the ones a run would give.
+
+Operands that depend on loop variables or runtime scalars are left to the run-time checks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from ..api import Machine
+from ..errors import PtoError, PtoWarning
+from ..machine import Ptr
+from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
+
+SCRATCH_GM = 1 << 30        # bytes; numpy zero pages are committed only when touched
+_FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {"pto.castptr",
+                                                                       "pto.addptr"}
+
+
+def check_kernel(module: ModuleOp, func: Operation, target: str,
+                 locate: Callable[[Operation], str | None]) -> tuple[list[PtoError], list[str]]:
+    """Errors and warnings (``loc: warning: text``) found without running the kernel."""
+    m = Machine(target=target)
+    gm = m.gm_empty(SCRATCH_GM, "ui8")
+    errors: list[PtoError] = []
+    notes: list[str] = []
+    ex = Executor(m, locate, sync=None)
+    entry = func.regions[0].blocks.first
+    assert entry is not None
+    states = {kind: CoreState(Core(kind, 0, 0)) for kind in ("cube", "vector")}
+    for st in states.values():
+        for arg in entry.args:
+            if pointer_like(arg.type):
+                from ..frontend import ptr_info
+                st.env[arg] = gm.cast(ptr_info(arg.type)[0])
+    for op in func.walk():
+        method = getattr(op, "MACHINE_METHOD", None)
+        kind = "vector" if method in VECTOR_OPS else "cube"
+        st = states[kind]
+        if op.name in _FOLDABLE and _known(st.env, op.operands):
+            for other in states.values():       # fold into both cores' views
+                try:
+                    out = _SIMPLE[op.name](ex, other, op)
+                except PtoError as err:
+                    errors.append(_located(err, op, locate))
+                    break
+                except Exception:               # noqa: BLE001 - not foldable statically
+                    break
+                for res, value in zip(op.results, out or []):
+                    other.env[res] = value
+            continue
+        if method is None or not _known(st.env, op.operands):
+            continue
+        pos, kw = op.python_call()  # type: ignore[attr-defined]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PtoWarning)
+            try:
+                getattr(m, method)(*_resolve(st.env, pos), **_resolve(st.env, kw))
+            except PtoError as err:
+                errors.append(_located(err, op, locate))
+        for w in caught:
+            if issubclass(w.category, PtoWarning):
+                notes.append(f"{locate(op) or '?'}: warning: {w.message}")
+    return errors, notes
+
+
+def _known(env: dict[SSAValue, Any], values: Any) -> bool:
+    return all(v in env for v in values)
+
+
+def _located(err: PtoError, op: Operation, locate: Callable[[Operation], str | None]
+             ) -> PtoError:
+    if err.loc is None and (loc := locate(op)) is not None:
+        err.with_loc(loc)
+    return err
+
+
+__all__ = ["check_kernel", "Ptr"]

@@ -1,0 +1,160 @@
+"""Run a `.pto` kernel from Python: parse, bind arguments, launch, read results back.
+
+    >>> from ptosim.kernel import Kernel
+    >>> k = Kernel.from_file("examples/matmul/kernel.pto")          # doctest: +SKIP
+    >>> outs = k.run({"a": a, "b": b, "c": np.zeros(...)}, target="a5")  # doctest: +SKIP
+
+The CLI (`ptosim run`) is a thin layer over this module.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
+from xdsl.ir import Operation
+
+from .api import Machine
+from .dtypes import dtype as _dtype
+from .errors import PtoError, PtoSyntaxError
+from .interp import kernel_function, run_kernel, target_of
+from .interp.executor import pointer_like
+
+
+class UsageError(PtoError):
+    """A problem with how the kernel is invoked (arguments, files), not with the kernel."""
+
+
+@dataclass
+class Param:
+    """One kernel parameter: its name (without %), position and type."""
+
+    index: int
+    name: str
+    type: Any
+
+    @property
+    def is_pointer(self) -> bool:
+        return pointer_like(self.type)
+
+    def element(self) -> str:
+        from .frontend import ptr_info
+        return ptr_info(self.type)[0]
+
+
+@dataclass
+class RunResult:
+    outputs: dict[str, np.ndarray]      # every GM pointer parameter after the run
+    ops: int
+    seconds: float
+    target: str
+    entry: str
+
+
+class Kernel:
+    """A parsed `.pto` module and the kernel function to launch."""
+
+    def __init__(self, module: ModuleOp, filename: str, entry: str | None = None,
+                 locate: Callable[[Operation], str | None] = lambda op: None) -> None:
+        self.module = module
+        self.filename = filename
+        self.locate = locate
+        self.func = kernel_function(module, entry)
+        self.entry = self.func.properties["sym_name"].data   # type: ignore[union-attr]
+        block = self.func.regions[0].blocks.first
+        assert block is not None
+        self.params = [Param(i, a.name_hint or str(i), a.type) for i, a in enumerate(block.args)]
+
+    @classmethod
+    def from_text(cls, text: str, filename: str = "<input>", entry: str | None = None) -> "Kernel":
+        from .frontend import op_location, parse_module
+        module = parse_module(text, filename)
+        return cls(module, filename, entry, op_location)
+
+    @classmethod
+    def from_file(cls, path: "str | Path", entry: str | None = None) -> "Kernel":
+        raw = Path(path).read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise PtoSyntaxError(f"the file is not UTF-8 text (byte {err.start})",
+                                 loc=f"{path}:1:1") from None
+        return cls.from_text(text, str(path), entry)
+
+    def target(self, override: str | None = None) -> str:
+        return override or target_of(self.module) or "a5"
+
+    def param(self, key: str) -> Param:
+        """A parameter by name (without %) or by 0-based position."""
+        for p in self.params:
+            if p.name == key or str(p.index) == key:
+                return p
+        names = ", ".join(p.name for p in self.params)
+        raise UsageError(f"@{self.entry} has no parameter {key!r}; parameters: {names}")
+
+    def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
+            progress: Callable[[int, float], None] | None = None) -> RunResult:
+        """Launch with ``args`` (name or position -> numpy array for pointers, number for
+        scalars); returns every GM buffer after the run."""
+        bound: dict[int, Any] = {}
+        for key, value in args.items():
+            p = self.param(str(key))
+            if p.index in bound:
+                raise UsageError(f"parameter {p.name} is bound twice")
+            bound[p.index] = value
+        missing = [p.name for p in self.params if p.index not in bound]
+        if missing:
+            raise UsageError(f"missing value for parameter(s) {', '.join(missing)} of "
+                             f"@{self.entry}")
+        tgt = self.target(target)
+        m = Machine(target=tgt, block_dim=block_dim)
+        values, gm_params = [], []
+        for p in self.params:
+            v = bound[p.index]
+            if p.is_pointer:
+                arr = np.ascontiguousarray(v)
+                dt = _dtype(p.element())
+                values.append(m.gm(arr.view(np.uint8).reshape(-1)).cast(dt))
+                gm_params.append(p)
+            else:
+                values.append(_scalar(p, v))
+        start = time.perf_counter()
+        ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
+                        progress=progress)
+        seconds = time.perf_counter() - start
+        outs = {}
+        for p, ptr in zip(self.params, values):
+            if p.is_pointer:
+                nbytes = np.asarray(bound[p.index]).nbytes
+                outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
+                    np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
+        return RunResult(outs, ex.ops_executed, seconds, tgt, self.entry)
+
+
+def _scalar(p: Param, value: Any) -> Any:
+    t = p.type
+    if isinstance(t, (IntegerType, IndexType)):
+        if isinstance(value, str):
+            try:
+                value = int(value, 0)
+            except ValueError:
+                raise UsageError(f"parameter {p.name} ({t}) needs an integer, got "
+                                 f"{value!r}") from None
+        if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
+            raise UsageError(f"parameter {p.name} ({t}) needs an integer, got {value!r}")
+        width = 64 if isinstance(t, IndexType) else t.width.data
+        lo, hi = (0, 1) if width == 1 else (-(1 << (width - 1)), (1 << width) - 1)
+        if not lo <= int(value) <= hi:
+            raise UsageError(f"parameter {p.name} ({t}): {value} does not fit")
+        from .interp.executor import wrap
+        return wrap(int(value), width)
+    if str(t) in ("f16", "bf16", "f32", "f64"):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise UsageError(f"parameter {p.name} ({t}) needs a number, got {value!r}") from None
+    raise UsageError(f"parameter {p.name} has type {t}, which ptosim cannot bind")

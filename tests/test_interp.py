@@ -1,0 +1,188 @@
+"""The interpreter: arith / scf semantics, cores and sections, cross-core sync, deadlocks,
+blocks, runtime diagnostics with file:line:col."""
+
+import numpy as np
+import pytest
+
+import ptosim
+from ptosim.frontend import parse_module
+from ptosim.interp.executor import Core, CoreState, Executor
+from ptosim.kernel import Kernel
+
+
+def returns(body: str, *args, types="i64, i64", results="i64"):
+    """Run a one-function module on a cube core and return what it returns."""
+    text = (f"func.func @f(%x: i64, %y: i64) -> ({results}) {{\n{body}\n}}")
+    module = parse_module(text, "t.pto")
+    func = next(iter(module.ops))
+    ex = Executor(ptosim.Machine(), lambda op: None, sync=None)
+    gen = ex.run_function(CoreState(Core("cube", 0, 0)), func, list(args))
+    try:
+        next(gen)
+    except StopIteration as stop:
+        return stop.value
+    raise AssertionError("the function blocked")
+
+
+@pytest.mark.parametrize("op, x, y, want", [
+    ("arith.addi", 2**63 - 1, 1, -2**63),              # wraps like i64
+    ("arith.subi", -2**63, 1, 2**63 - 1),
+    ("arith.muli", 2**62, 4, 0),
+    ("arith.divsi", -7, 2, -3),                         # truncates toward zero
+    ("arith.remsi", -7, 2, -1),
+    ("arith.floordivsi", -7, 2, -4),
+    ("arith.ceildivsi", 7, 2, 4),
+    ("arith.divui", -1, 2, 2**63 - 1),                  # unsigned view of -1
+    ("arith.shli", 1, 63, -2**63),
+    ("arith.shrsi", -8, 1, -4),
+    ("arith.shrui", -8, 60, 15),
+    ("arith.maxsi", -3, 2, 2), ("arith.minui", -1, 2, 2),
+    ("arith.andi", 12, 10, 8), ("arith.ori", 12, 10, 14), ("arith.xori", 12, 10, 6),
+])
+def test_integer_arithmetic(op, x, y, want):
+    body = f"%r = {op} %x, %y : i64\n  func.return %r : i64"
+    assert returns(body, x, y) == [want]
+
+
+@pytest.mark.parametrize("pred, x, y, want", [
+    ("slt", -1, 0, 1), ("ult", -1, 0, 0), ("eq", 3, 3, 1), ("sge", 2, 3, 0), ("ugt", -1, 5, 1)])
+def test_cmpi(pred, x, y, want):
+    body = f"%r = arith.cmpi {pred}, %x, %y : i64\n  func.return %r : i1"
+    assert returns(body, x, y, results="i1") == [want]
+
+
+def test_scf_for_with_iter_args_and_if():
+    body = """
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.index_cast %x : i64 to index
+  %zero = arith.constant 0 : i64
+  %two = arith.constant 2 : i64
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i64) {
+    %i64 = arith.index_cast %i : index to i64
+    %rem = arith.remsi %i64, %two : i64
+    %even = arith.cmpi eq, %rem, %zero : i64
+    %add = scf.if %even -> (i64) {
+      scf.yield %i64 : i64
+    } else {
+      scf.yield %zero : i64
+    }
+    %next = arith.addi %acc, %add : i64
+    scf.yield %next : i64
+  }
+  func.return %s : i64"""
+    assert returns(body, 10, 0) == [0 + 2 + 4 + 6 + 8]
+
+
+def test_division_by_zero_is_a_diagnostic():
+    text = "func.func @f(%x: i64, %y: i64) -> i64 {\n  %r = arith.divsi %x, %y : i64\n" \
+           "  func.return %r : i64\n}"
+    k = Kernel.from_text(text, "div.pto")
+    with pytest.raises(ptosim.PtoError, match=r"div.pto:2:\d+: error: arith.divsi: division by zero"):
+        k.run({"x": 1, "y": 0})
+
+
+MIXED = """module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%out: !pto.ptr<f32, gm>) attributes {{pto.aicore}} {{
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c32 = arith.constant 32 : i64
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>
+{cube}
+    pto.section.vector {{
+{vector}
+    }}
+    return
+  }}
+}}
+"""
+
+
+def test_deadlock_names_every_blocked_core():
+    text = MIXED.format(cube="    pto.section.cube {\n      pto.sync.wait <PIPE_FIX>, 0\n    }",
+                        vector="      pto.sync.wait <PIPE_MTE3>, 3")
+    k = Kernel.from_text(text, "dead.pto")
+    with pytest.raises(ptosim.DeadlockError) as info:
+        k.run({"out": np.zeros(8, np.float32)})
+    msg = str(info.value)
+    assert msg.startswith("dead.pto:8:")
+    assert "block0.aic waits in pto.sync.wait at dead.pto:8:" in msg
+    assert "semaphore block0 aiv0->aic #0" in msg
+    assert "block0.aiv0 waits in pto.sync.wait at dead.pto:11:" in msg
+    assert "semaphore block0 aic->aiv1 #3" in msg
+
+
+def test_cross_core_sync_orders_cores():
+    """AIV1 can only store after the cube signalled id 17 (its local 1)."""
+    vector = """      %sb = pto.get_subblock_idx
+      %is1 = arith.cmpi eq, %sb, %c1 : i64
+      scf.if %is1 {
+        pto.sync.wait <PIPE_MTE3>, 1
+        pto.mte_ub_gm %ub, %out, %c32 nburst(%c1, %c32, %c32)
+          : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+      }"""
+    cube = "    pto.section.cube {\n      pto.sync.set <PIPE_FIX>, 17\n    }"
+    k = Kernel.from_text(MIXED.format(cube=cube, vector=vector), "ok.pto")
+    out = k.run({"out": np.ones(8, np.float32)}).outputs["out"]
+    assert (out == 0).all()          # AIV1's (zeroed) UB row reached GM
+
+
+def test_cube_op_on_vector_core_is_refused():
+    vector = """      pto.mte_ub_gm %ub, %out, %c32 nburst(%c1, %c32, %c32)
+        : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64"""
+    text = MIXED.format(cube="", vector=vector).replace("pto.section.vector", "pto.section.cube")
+    k = Kernel.from_text(text, "wrong.pto")
+    with pytest.raises(ptosim.PtoError, match=r"wrong.pto:9:\d+: error: .*mte_ub_gm runs on the "
+                                              r"vector cores \(AIV\)"):
+        k.run({"out": np.zeros(8, np.float32)})
+
+
+def test_op_errors_carry_the_source_location():
+    vector = """      %bad = pto.castptr %c32 : i64 -> !pto.ptr<f32, ub>
+      pto.mte_ub_gm %bad, %out, %c32 nburst(%c1, %c32, %c1)
+        : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64"""
+    k = Kernel.from_text(MIXED.format(cube="", vector=vector), "loc.pto")
+    k.run({"out": np.zeros(8, np.float32)})           # aligned, single burst: fine
+    bad = vector.replace("%c32 : i64 -> !pto.ptr<f32, ub>", "%c1 : i64 -> !pto.ptr<f32, ub>")
+    k = Kernel.from_text(MIXED.format(cube="", vector=bad), "loc.pto")
+    with pytest.raises(ptosim.AlignmentError,
+                       match=r"^loc.pto:10:7: error: mte_ub_gm: ub_src byte offset 1 is not "
+                             r"32-byte aligned \[on block0.aiv0\]"):
+        k.run({"out": np.zeros(8, np.float32)})
+
+
+def test_blocks_see_their_index():
+    text = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @k(%out: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c8 = arith.constant 8 : i64
+    %c32 = arith.constant 32 : i64
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>
+    %blk = pto.get_block_idx
+    %num = pto.get_block_num
+    %off = arith.muli %blk, %c8 : i64
+    %dst = pto.addptr %out, %off : !pto.ptr<f32, gm> -> !pto.ptr<f32, gm>
+    pto.mte_gm_ub %dst, %ub, %c0, %c32 nburst(%c1, %c32, %c32)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.mte_ub_gm %ub, %dst, %c32 nburst(%c1, %c32, %c32)
+      : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    return
+  }
+}"""
+    k = Kernel.from_text(text, "blk.pto")
+    data = np.arange(24, dtype=np.float32)
+    out = k.run({"out": data}, block_dim=3).outputs["out"]
+    np.testing.assert_array_equal(out, data)           # each block moved its own 8 values
+
+
+def test_ctrl_register_ops():
+    body = """
+  %c = pto.get_ctrl : i64
+  %bit = arith.constant 48 : i64
+  %s = pto.sbitset1 %c, %bit : i64, i64 -> i64
+  pto.set_ctrl %s : i64
+  %back = pto.get_ctrl : i64
+  %zero = pto.sbitset0 %back, %bit : i64, i64 -> i64
+  func.return %back, %zero : i64, i64"""
+    assert returns(body, 0, 0, results="i64, i64") == [1 << 48, 0]
