@@ -15,6 +15,8 @@ markers; ``pto.sync.set`` / ``pto.sync.wait`` are the cross-core semaphores.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import IntAttr, StringAttr
 from xdsl.ir import SSAValue
 from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_op_definition,
@@ -106,23 +108,32 @@ class BarrierOp(IRDLOperation):
         return self.pipe_attr.value.data
 
 
+class _QuotedWord(IRDLOperation):
+    """An op whose only operand is one quoted word from a fixed list (``CHOICES``)."""
+
+    CHOICES: ClassVar[tuple[str, ...]]
+    WHAT: ClassVar[str]
+    word = prop_def(StringAttr, prop_name="word")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> "_QuotedWord":
+        return cls.build(properties={"word": StringAttr(_quoted(parser, cls.CHOICES, cls.name,
+                                                                cls.WHAT))})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f' "{self.word.data}"')
+
+
 @irdl_op_definition
-class PipeBarrierOp(IRDLOperation):
+class PipeBarrierOp(_QuotedWord):
     """The documented spelling ``pto.pipe_barrier "PIPE_X"`` of a barrier."""
 
     name = "pto.pipe_barrier"
-    pipe_name = prop_def(StringAttr, prop_name="pipe")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> "PipeBarrierOp":
-        return cls.build(properties={"pipe": StringAttr(_quoted(parser, PIPES, cls.name,
-                                                                "a pipe"))})
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f' "{self.pipe()}"')
+    CHOICES: ClassVar[tuple[str, ...]] = PIPES
+    WHAT: ClassVar[str] = "a pipe"
 
     def pipe(self) -> str:
-        return self.pipe_name.data
+        return self.word.data
 
 
 def _int_or_operand(parser: Parser, name: str, what: str) -> "int | UnresolvedOperand":
@@ -271,19 +282,12 @@ class RlsBufOp(_Buf):
 
 
 @irdl_op_definition
-class MemBarOp(IRDLOperation):
+class MemBarOp(_QuotedWord):
     """A UB memory fence between vector / scalar access classes; ``kind()`` is its name."""
 
     name = "pto.mem_bar"
-    kind_name = prop_def(StringAttr, prop_name="kind")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> "MemBarOp":
-        return cls.build(properties={"kind": StringAttr(_quoted(parser, MEM_BARRIERS, cls.name,
-                                                                "a barrier type"))})
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f' "{self.kind()}"')
+    CHOICES: ClassVar[tuple[str, ...]] = MEM_BARRIERS
+    WHAT: ClassVar[str] = "a barrier type"
 
     def kind(self) -> str:
-        return self.kind_name.data
+        return self.word.data
