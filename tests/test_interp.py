@@ -186,3 +186,12 @@ def test_ctrl_register_ops():
   %zero = pto.sbitset0 %back, %bit : i64, i64 -> i64
   func.return %back, %zero : i64, i64"""
     assert returns(body, 0, 0, results="i64, i64") == [1 << 48, 0]
+
+
+def test_python_api_refuses_mismatched_arrays():
+    from ptosim.kernel import UsageError
+    k = Kernel.from_text(MIXED.format(cube="", vector=""), "api.pto")
+    with pytest.raises(UsageError, match="parameter out points to f32 but the array holds float64"):
+        k.run({"out": np.zeros(8)})
+    with pytest.raises(UsageError, match="missing value for parameter"):
+        k.run({})

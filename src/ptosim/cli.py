@@ -25,6 +25,7 @@ def _demo(_: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace) -> Any:
+    from .interp import EntryError
     from .kernel import Kernel, UsageError
     path = Path(args.kernel)
     try:
@@ -33,10 +34,8 @@ def _load(args: argparse.Namespace) -> Any:
         raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
     try:
         return Kernel.from_file(path, getattr(args, "entry", None))
-    except PtoError as err:
-        if "candidate kernel functions" in err.detail or "no function @" in err.detail:
-            raise UsageError(err.detail) from None
-        raise
+    except EntryError as err:
+        raise UsageError(err.detail) from None
 
 
 def _check(args: argparse.Namespace) -> int:

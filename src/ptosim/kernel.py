@@ -118,6 +118,9 @@ class Kernel:
             if p.is_pointer:
                 arr = np.ascontiguousarray(v)
                 dt = _dtype(p.element())
+                if arr.dtype.itemsize != dt.size or arr.dtype.kind != dt.np.kind:
+                    raise UsageError(f"parameter {p.name} points to {dt.name} but the array "
+                                     f"holds {arr.dtype}")
                 values.append(m.gm(arr.view(np.uint8).reshape(-1)).cast(dt))
                 gm_params.append(p)
             else:

@@ -15,6 +15,10 @@ from .scheduler import SyncService, launch
 KERNEL_ATTRS = ("pto.aicore", "pto.kernel")
 
 
+class EntryError(PtoError):
+    """The kernel function to launch cannot be chosen (unknown --entry, several kernels)."""
+
+
 def functions(module: ModuleOp) -> dict[str, Operation]:
     """Every func.func of the module by symbol name."""
     out = {}
@@ -29,7 +33,7 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
     funcs = functions(module)
     if entry is not None:
         if entry not in funcs:
-            raise PtoError(f"no function @{entry} in the module; functions: "
+            raise EntryError(f"no function @{entry} in the module; functions: "
                            f"{', '.join('@' + f for f in funcs) or 'none'}")
         return funcs[entry]
     kernels = [f for f in funcs.values() if any(a in f.attributes for a in KERNEL_ATTRS)]
@@ -38,7 +42,7 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
     if not kernels and len(funcs) == 1:
         return next(iter(funcs.values()))
     names = ", ".join("@" + f.properties["sym_name"].data for f in (kernels or funcs.values()))
-    raise PtoError(f"the module has {len(kernels) or len(funcs)} candidate kernel functions "
+    raise EntryError(f"the module has {len(kernels) or len(funcs)} candidate kernel functions "
                    f"({names}); choose one with --entry")
 
 
@@ -91,5 +95,5 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
                   lambda s: Executor(machine, locate, s, progress), sync)
 
 
-__all__ = ["run_kernel", "kernel_function", "kernel_kind", "target_of", "functions",
+__all__ = ["run_kernel", "kernel_function", "EntryError", "kernel_kind", "target_of", "functions",
            "cores_for", "Core"]
