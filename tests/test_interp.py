@@ -195,3 +195,24 @@ def test_python_api_refuses_mismatched_arrays():
         k.run({"out": np.zeros(8)})
     with pytest.raises(UsageError, match="missing value for parameter"):
         k.run({})
+
+
+def test_memref_pointer_spelling_runs():
+    """memref<?xT, #pto.address_space<...>> parameters and casts behave as !pto.ptr."""
+    text = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @k(%src: memref<?xf32, #pto.address_space<gm>>,
+               %dst: memref<?xf32, #pto.address_space<gm>>) attributes {pto.aicore} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c64 = arith.constant 64 : i64
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %src, %ub, %c0, %c64 nburst(%c1, %c64, %c64)
+      : memref<?xf32, #pto.address_space<gm>>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.mte_ub_gm %ub, %dst, %c64 nburst(%c1, %c64, %c64)
+      : !pto.ptr<f32, ub>, memref<?xf32, #pto.address_space<gm>>, i64, i64, i64, i64
+    return
+  }
+}"""
+    out = Kernel.from_text(text, "memref.pto").run(
+        {"src": np.arange(16, dtype=np.float32), "dst": np.zeros(16, np.float32)}).outputs
+    np.testing.assert_array_equal(out["dst"], np.arange(16))       # 64 B = all 16 values
