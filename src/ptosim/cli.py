@@ -89,8 +89,11 @@ def _run(args: argparse.Namespace) -> int:
     values, files = _bind(kernel, args.arg or [])
     progress = _Progress(sys.stderr)
     result = kernel.run(values, target=args.target, block_dim=args.block_dim,
-                        progress=progress.update)
+                        progress=progress.update, hazards=not args.no_hazards)
     progress.done()
+    for finding in result.findings:
+        print(finding.render().replace(": warning: ", ": error: ", 1)
+              if args.hazards == "error" else finding.render(), file=sys.stderr)
     out_dir = Path(args.out_dir) if args.out_dir else None
     written = []
     for name, data in result.outputs.items():
@@ -98,9 +101,12 @@ def _run(args: argparse.Namespace) -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         data.tofile(dest)
         written.append(str(dest))
+    checked = "hazards not checked" if args.no_hazards else \
+        f"{len(result.findings)} hazard finding(s)"
     print(f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
-          f"{result.ops} ops in {result.seconds:.3f} s; wrote {', '.join(written) or 'nothing'}")
-    return 0
+          f"{result.ops} ops in {result.seconds:.3f} s, {checked}; "
+          f"wrote {', '.join(written) or 'nothing'}")
+    return 1 if args.hazards == "error" and result.findings else 0
 
 
 class _Progress:
@@ -139,6 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="bind a parameter by name (without %%) or 0-based position")
     run.add_argument("--out-dir", metavar="DIR",
                      help="write each GM parameter to DIR/<name>.bin instead of in place")
+    run.add_argument("--hazards", choices=("warn", "error"), default="warn",
+                     help="report unsynchronised pipe/core accesses as warnings (default) "
+                          "or fail the run with exit 1")
+    run.add_argument("--no-hazards", action="store_true",
+                     help="do not run the pipe-hazard checker")
     run.set_defaults(func=_run)
     check = sub.add_parser("check", help="parse and verify a .pto kernel without running it")
     check.add_argument("kernel", metavar="KERNEL.pto")

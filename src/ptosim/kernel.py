@@ -22,6 +22,7 @@ from .api import Machine
 from .dtypes import dtype as _dtype
 from .errors import PtoError, PtoSyntaxError
 from .interp import kernel_function, run_kernel, target_of
+from .interp.hazards import HazardChecker, buffer_namer
 from .interp.executor import pointer_like
 
 
@@ -49,6 +50,7 @@ class Param:
 @dataclass
 class RunResult:
     outputs: dict[str, np.ndarray]      # every GM pointer parameter after the run
+    findings: list[Any]                 # hazard-checker findings (empty when not checked)
     ops: int
     seconds: float
     target: str
@@ -97,9 +99,11 @@ class Kernel:
         raise UsageError(f"@{self.entry} has no parameter {key!r}; parameters: {names}")
 
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
-            progress: Callable[[int, float], None] | None = None) -> RunResult:
+            progress: Callable[[int, float], None] | None = None,
+            hazards: bool = True) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
-        scalars); returns every GM buffer after the run."""
+        scalars); returns every GM buffer after the run and, with ``hazards``, what the
+        pipe-hazard checker found."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -125,17 +129,19 @@ class Kernel:
                 gm_params.append(p)
             else:
                 values.append(_scalar(p, v))
+        checker = HazardChecker(self.locate, buffer_namer(m)) if hazards else None
         start = time.perf_counter()
         ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
-                        progress=progress)
+                        progress=progress, observer=checker)
         seconds = time.perf_counter() - start
+        findings = checker.finish() if checker is not None else []
         outs = {}
         for p, ptr in zip(self.params, values):
             if p.is_pointer:
                 nbytes = np.asarray(bound[p.index]).nbytes
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
-        return RunResult(outs, ex.ops_executed, seconds, tgt, self.entry)
+        return RunResult(outs, findings, ex.ops_executed, seconds, tgt, self.entry)
 
 
 def _scalar(p: Param, value: Any) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -95,6 +96,10 @@ class MachineState:
         self.blocks = [BlockState({s: buf(s) for s in CUBE_SPACES},
                                   [buf("ub") for _ in range(VECTOR_SUBBLOCKS)])
                        for _ in range(block_dim)]
+        # Observer of every buffer access an op makes (the hazard checker / timeline):
+        # called as hook(buffer, start, nbytes, operand, op) before the op moves data.
+        self.access_hook: Callable[[np.ndarray, int, int, str | None, str | None], None] \
+            | None = None
         self._gm: list[_Allocation] = []
         self._gm_bases: list[int] = []
         self._gm_next = GM_BASE
@@ -171,6 +176,8 @@ class MachineState:
                 alloc = self._gm[i]
                 start = ptr.offset - alloc.base
                 if start + nbytes <= alloc.data.size:
+                    if self.access_hook is not None and op is not None:
+                        self.access_hook(alloc.data, start, nbytes, operand, op)
                     return alloc.data, start
                 if start < alloc.data.size:
                     raise OutOfBoundsError(
@@ -194,6 +201,8 @@ class MachineState:
             raise OutOfBoundsError(
                 f"{who} touches {ptr.space} bytes [{start}, {start + nbytes}) "
                 f"beyond its {data.size} bytes on {self.target.name}", op=op, operand=operand)
+        if self.access_hook is not None and op is not None:
+            self.access_hook(data, start, nbytes, operand, op)
         return data, start
 
     def read(self, ptr: Ptr, count: int) -> np.ndarray:

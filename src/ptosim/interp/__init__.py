@@ -85,14 +85,21 @@ def cores_for(kind: str, block_dim: int) -> list[Core]:
 def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
                entry: str | None = None,
                locate: Callable[[Operation], str | None] = lambda op: None,
-               progress: Callable[[int, float], None] | None = None) -> Executor:
+               progress: Callable[[int, float], None] | None = None,
+               observer: Any = None) -> Executor:
     """Launch the kernel on every core of ``machine``'s blocks; returns the executor
-    (``ops_executed`` counts ops run)."""
+    (``ops_executed`` counts ops run). ``observer`` (e.g. a HazardChecker) sees every
+    buffer access, flag, barrier and semaphore."""
     func = kernel_function(module, entry)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
     sync = SyncService(machine.target.name, functions(module))
-    return launch(machine, func, args, cores,
-                  lambda s: Executor(machine, locate, s, progress), sync)
+    sync.observer = observer
+    machine.access_hook = observer.access if observer is not None else None
+    try:
+        return launch(machine, func, args, cores,
+                      lambda s: Executor(machine, locate, s, progress), sync)
+    finally:
+        machine.access_hook = None
 
 
 __all__ = ["run_kernel", "kernel_function", "EntryError", "kernel_kind", "target_of", "functions",

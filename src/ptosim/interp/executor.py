@@ -184,6 +184,7 @@ class Executor:
         self.ops_executed = 0
         self.progress = progress    # called every 4096 ops with (ops, seconds)
         self.started = time.perf_counter()
+        self.observer: Any = None   # a HazardChecker (or anything with its event methods)
 
     # --- entry points -------------------------------------------------------------------
     def run_function(self, state: CoreState, func: Operation, args: list[Any]
@@ -250,7 +251,15 @@ class Executor:
         args = [_resolve(env, a) for a in pos]
         kwargs = {k: _resolve(env, v) for k, v in kw.items()}
         self.m.ctrl = state.ctrl
-        getattr(self.m, method)(*args, **kwargs)
+        obs = self.observer
+        if obs is None:
+            getattr(self.m, method)(*args, **kwargs)
+            return
+        obs.begin_op(state.core, op, method, "atomic" in kwargs)
+        try:
+            getattr(self.m, method)(*args, **kwargs)
+        finally:
+            obs.end_op()
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
@@ -381,6 +390,17 @@ def _set_ctrl(ex: Executor, st: CoreState, op: Operation) -> None:
     st.ctrl = _unsigned(st.env[op.operands[0]], 64)
 
 
+def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
+    if ex.observer is not None:
+        event = ex.observer.set_flag if op.name == "pto.set_flag" else ex.observer.wait_flag
+        event(st.core, op.src_pipe(), op.dst_pipe(), op.event(), op)  # type: ignore[attr-defined]
+
+
+def _barrier(ex: Executor, st: CoreState, op: Operation) -> None:
+    if ex.observer is not None:
+        ex.observer.barrier(st.core, op.pipe(), op)  # type: ignore[attr-defined]
+
+
 def _sbitset(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     value, bit = (st.env[v] for v in op.operands)
     if not 0 <= bit < 64:
@@ -416,10 +436,10 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.get_subblock_num": _query(lambda ex, st: 2),
     "pto.get_ctrl": _get_ctrl, "pto.set_ctrl": _set_ctrl,
     "pto.sbitset0": _sbitset, "pto.sbitset1": _sbitset,
-    # Intra-core ordering has no functional effect in program order; the hazard
-    # checker (issue 6) will consume these.
-    "pto.set_flag": _noop, "pto.wait_flag": _noop, "pto.barrier": _noop,
-    "pto.pipe_barrier": _noop, "pto.get_buf": _noop, "pto.rls_buf": _noop,
+    # Intra-core ordering has no functional effect in program order; the hazard checker
+    # turns it into happens-before edges.
+    "pto.set_flag": _flag, "pto.wait_flag": _flag, "pto.barrier": _barrier,
+    "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
     "pto.mem_bar": _noop,
     "pto.sync.set": _sync_set,
 }

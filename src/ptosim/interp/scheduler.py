@@ -31,6 +31,7 @@ class SyncService:
         self.paired = target == "a2a3"
         self.count: dict[tuple, int] = {}
         self.functions = functions
+        self.observer: Any = None          # receives sync_set / sync_wait (hazard checker)
 
     def lookup_function(self, name: str) -> Operation:
         if name not in self.functions:
@@ -52,12 +53,15 @@ class SyncService:
         return [(core.block, direction, ident // SEMAPHORES, ident % SEMAPHORES)]
 
     def signal(self, core: Core, ident: int, op: Operation) -> None:
-        for key in self._cells(core, ident, True, op):
+        keys = self._cells(core, ident, True, op)
+        for key in keys:
             value = self.count.get(key, 0) + 1
             if value > SEM_MAX:
                 raise KernelError(f"semaphore {_describe(key)} overflows its 4-bit counter "
                                   f"(more than {SEM_MAX} sets without a wait)", op=op.name)
             self.count[key] = value
+        if self.observer is not None:
+            self.observer.sync_set(core, op.pipe(), keys)  # type: ignore[attr-defined]
 
     def wait(self, core: Core, ident: int, op: Operation) -> Generator[Wait, None, None]:
         keys = self._cells(core, ident, False, op)
@@ -65,6 +69,8 @@ class SyncService:
             yield Wait(op, [(k, 1) for k in keys], ", ".join(_describe(k) for k in keys))
         for k in keys:
             self.count[k] -= 1
+        if self.observer is not None:
+            self.observer.sync_wait(core, op.pipe(), keys)  # type: ignore[attr-defined]
 
     def ready(self, wait: Wait) -> bool:
         return all(self.count.get(k, 0) >= n for k, n in wait.cells)
@@ -80,6 +86,7 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
            executor_factory: Any, sync: SyncService) -> Executor:
     """Run ``func`` on every core in ``cores`` to completion (or a PtoError)."""
     executor: Executor = executor_factory(sync)
+    executor.observer = sync.observer
     states = [CoreState(core) for core in cores]
     gens: list[Generator[Wait, None, Any] | None] = [
         executor.run_function(state, func, list(args)) for state in states]

@@ -1,0 +1,272 @@
+"""Pipe-hazard checker: finds accesses that only program order keeps apart.
+
+On the NPU each core's pipes (MTE2, MTE1, M, FIX on the cube; MTE2, V, MTE3 on a vector
+core) run in parallel; only `set_flag`/`wait_flag`, `PIPE_ALL` barriers and cross-core
+semaphores order them. ptosim runs ops in program order, so it sees every access and can
+decide exactly, with vector clocks, whether two conflicting accesses are ordered:
+
+- every (core, pipe) is a thread with a vector clock; ops on one pipe are ordered;
+- `set_flag(src, dst, e)` publishes the src pipe's clock, the matching `wait_flag` joins it
+  into the dst pipe; `barrier PIPE_ALL` joins all pipes of the core; `sync.set` / `sync.wait`
+  carry clocks between cores through the semaphore;
+- access B happens before access A iff B's epoch <= A's clock entry for B's thread.
+
+Two accesses to overlapping bytes, at least one a write (GM atomics only conflict with
+non-atomic accesses), that are not ordered are reported with both ops' locations, pipes,
+the buffer and byte range, and the flag that would order them. Byte ranges are the extent
+each operand touches (first to last byte), so interleaved strided accesses may be reported
+conservatively; a real hazard is never missed on those ranges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from xdsl.ir import Operation
+
+from .executor import Core
+
+# The pipe each micro-op runs on (pto-notes §1.3).
+OP_PIPE = {
+    "mte_gm_l1": "MTE2", "mte_gm_l1_frac": "MTE2",
+    "mte_l1_l0a": "MTE1", "mte_l1_l0b": "MTE1", "mte_l1_bt": "MTE1", "mte_l1_ub": "MTE1",
+    "mte_l1_l0a_mx": "MTE1", "mte_l1_l0b_mx": "MTE1",
+    "mad": "M", "mad_acc": "M", "mad_bias": "M", "mad_mx": "M", "mad_mx_acc": "M",
+    "mad_mx_bias": "M",
+    "mte_l0c_gm": "FIX", "mte_l0c_l1": "FIX", "mte_l0c_ub": "FIX", "mte_l1_fb": "FIX",
+    "mte_gm_ub": "MTE2", "mte_ub_ub": "V", "mte_ub_gm": "MTE3", "mte_ub_l1": "MTE3",
+}
+CUBE_PIPES = ("MTE2", "MTE1", "M", "FIX")
+VECTOR_PIPES = ("MTE2", "V", "MTE3")
+_WRITE_OPERANDS = frozenset({"dst", "ub_dst", "l1_dst", "gm_dst"})
+_READ_WRITE_OPS = frozenset({"mad_acc", "mad_mx_acc"})     # read the accumulator they add to
+
+
+def pipe_name(text: str) -> str:
+    """``PIPE_MTE2`` / ``#pto.pipe<PIPE_MTE2>`` / ``MTE2`` -> ``MTE2``."""
+    return text.split("<")[-1].rstrip(">").removeprefix("PIPE_")
+
+
+@dataclass
+class _Access:
+    thread: int
+    epoch: int
+    kind: str              # "R", "W" or "A" (atomic write)
+    start: int
+    end: int
+    op: Operation
+    core: str
+    pipe: str
+
+
+@dataclass
+class Finding:
+    """One reported problem: ``loc`` points at the later op."""
+
+    kind: str              # "RAW", "WAR", "WAW", "unmatched wait_flag", "flag left set"
+    message: str
+    loc: str | None
+    count: int = 1
+
+    def render(self) -> str:
+        more = f" (seen {self.count} times)" if self.count > 1 else ""
+        return f"{self.loc or '?'}: warning: {self.message}{more}"
+
+
+@dataclass
+class _Buffer:
+    name: str
+    writes: list[_Access] = field(default_factory=list)
+    reads: list[_Access] = field(default_factory=list)
+    keys: dict[tuple, _Access] = field(default_factory=dict)
+
+
+class HazardChecker:
+    """Observes a run (see module doc); ``findings`` lists what it found."""
+
+    def __init__(self, locate: Callable[[Operation], str | None],
+                 names: Callable[[np.ndarray], str]) -> None:
+        self.locate = locate
+        self.names = names                 # buffer -> readable name
+        self.threads: dict[tuple[str, str], int] = {}
+        self.clocks: list[list[int]] = []
+        self.buffers: dict[int, _Buffer] = {}
+        self.flags: dict[tuple, list[tuple[list[int], Operation]]] = {}
+        self.semaphores: dict[tuple, list[list[int]]] = {}
+        self.findings: dict[tuple, Finding] = {}
+        self._current: tuple[int, Operation, str, str, str] | None = None
+        self._atomic = False
+
+    # --- threads and clocks ----------------------------------------------------------
+    def _thread(self, core: Core, pipe: str) -> int:
+        key = (core.name, pipe)
+        tid = self.threads.get(key)
+        if tid is None:
+            tid = self.threads[key] = len(self.clocks)
+            for clock in self.clocks:
+                clock.append(0)
+            self.clocks.append([0] * (tid + 1))
+        return tid
+
+    def _tick(self, tid: int) -> list[int]:
+        clock = self.clocks[tid]
+        clock[tid] += 1
+        return clock
+
+    def _join(self, tid: int, other: list[int]) -> None:
+        clock = self.clocks[tid]
+        if len(other) > len(clock):
+            clock.extend([0] * (len(other) - len(clock)))
+        for i, v in enumerate(other):
+            if v > clock[i]:
+                clock[i] = v
+
+    # --- events from the executor ------------------------------------------------------
+    def begin_op(self, core: Core, op: Operation, method: str, atomic: bool) -> None:
+        pipe = OP_PIPE.get(method, "S")
+        tid = self._thread(core, pipe)
+        self._tick(tid)
+        self._current = (tid, op, method, core.name, pipe)
+        self._atomic = atomic
+
+    def end_op(self) -> None:
+        self._current = None
+
+    def access(self, buf: np.ndarray, start: int, nbytes: int, operand: str | None,
+               op_name: str | None) -> None:
+        if self._current is None or nbytes <= 0:
+            return
+        tid, op, method, core, pipe = self._current
+        if operand in _WRITE_OPERANDS:
+            kinds = ("R", "W") if method in _READ_WRITE_OPS else \
+                ("A",) if self._atomic else ("W",)
+        else:
+            kinds = ("R",)
+        entry = self.buffers.get(id(buf))
+        if entry is None:
+            entry = self.buffers[id(buf)] = _Buffer(self.names(buf))
+        clock = self.clocks[tid]
+        for kind in kinds:
+            new = _Access(tid, clock[tid], kind, start, start + nbytes, op, core, pipe)
+            self._check(entry, new, clock)
+            self._record(entry, new)
+
+    def _check(self, buf: _Buffer, new: _Access, clock: list[int]) -> None:
+        against = buf.writes if new.kind == "R" else buf.writes + buf.reads
+        for old in against:
+            if old.thread == new.thread or old.start >= new.end or new.start >= old.end:
+                continue
+            if old.kind == "A" and new.kind == "A":
+                continue
+            if old.thread < len(clock) and old.epoch <= clock[old.thread]:
+                continue                                  # ordered: old happens before new
+            self._report(buf, old, new)
+
+    @staticmethod
+    def _record(buf: _Buffer, new: _Access) -> None:
+        key = (new.thread, new.kind, new.start, new.end)
+        old = buf.keys.get(key)
+        if old is not None:              # the same op pattern again: the newer one dominates
+            old.epoch, old.op = new.epoch, new.op
+            return
+        buf.keys[key] = new
+        (buf.reads if new.kind == "R" else buf.writes).append(new)
+
+    def _report(self, buf: _Buffer, old: _Access, new: _Access) -> None:
+        kind = {("W", "R"): "RAW", ("A", "R"): "RAW", ("R", "W"): "WAR", ("R", "A"): "WAR"}.get(
+            (old.kind, new.kind), "WAW")
+        key = (kind, id(old.op), id(new.op))
+        if key in self.findings:
+            self.findings[key].count += 1
+            return
+        lo, hi = max(old.start, new.start), min(old.end, new.end)
+        verb = {"RAW": "reads what", "WAR": "overwrites what", "WAW": "overwrites what"}[kind]
+        did = "read" if old.kind == "R" else "wrote"
+        if old.core == new.core:
+            fix = (f'add pto.set_flag["PIPE_{old.pipe}", "PIPE_{new.pipe}", "EVENT_IDn"] after '
+                   f'the first and the matching pto.wait_flag before the second')
+        else:
+            fix = (f"order the cores: pto.sync.set <PIPE_{old.pipe}> on {old.core} after the "
+                   f"first, pto.sync.wait <PIPE_{new.pipe}> on {new.core} before the second")
+        message = (f"{kind} hazard on {buf.name} bytes [{lo}, {hi}): {new.op.name} "
+                   f"({new.core} PIPE_{new.pipe}) {verb} {old.op.name} ({old.core} "
+                   f"PIPE_{old.pipe}) at {self.locate(old.op) or '?'} {did}, and nothing orders "
+                   f"them; {fix}")
+        self.findings[key] = Finding(kind, message, self.locate(new.op))
+
+    def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        tid = self._thread(core, pipe_name(src))
+        clock = self._tick(tid)
+        self.flags.setdefault((core.name, pipe_name(src), pipe_name(dst), event), []).append(
+            (list(clock), op))
+
+    def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        tid = self._thread(core, pipe_name(dst))
+        self._tick(tid)
+        pending = self.flags.get((core.name, pipe_name(src), pipe_name(dst), event))
+        if not pending:
+            key = ("unmatched", id(op))
+            if key in self.findings:
+                self.findings[key].count += 1
+            else:
+                self.findings[key] = Finding(
+                    "unmatched wait_flag", f"wait_flag[{src}, {dst}, {event}] on {core.name} has "
+                    f"no set_flag before it: on hardware PIPE_{pipe_name(dst)} would wait "
+                    f"forever", self.locate(op))
+            return
+        clock, _ = pending.pop(0)
+        self._join(tid, clock)
+
+    def barrier(self, core: Core, pipe: str, op: Operation) -> None:
+        """PIPE_ALL joins every pipe of the core; a single pipe is ordered already."""
+        if pipe_name(pipe) != "ALL":
+            return
+        pipes = CUBE_PIPES if core.kind == "cube" else VECTOR_PIPES
+        tids = [self._thread(core, p) for p in pipes]
+        merged = [0] * len(self.clocks)
+        for t in tids:
+            for i, v in enumerate(self.clocks[t]):
+                merged[i] = max(merged[i], v)
+        for t in tids:
+            self._join(t, merged)
+
+    def sync_set(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+        tid = self._thread(core, pipe_name(pipe))
+        clock = list(self._tick(tid))
+        for k in keys:
+            self.semaphores.setdefault(k, []).append(clock)
+
+    def sync_wait(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+        tid = self._thread(core, pipe_name(pipe))
+        self._tick(tid)
+        for k in keys:
+            queue = self.semaphores.get(k)
+            if queue:
+                self._join(tid, queue.pop(0))
+
+    def finish(self) -> list[Finding]:
+        """Everything found, plus flags set and never waited for."""
+        for (core, src, dst, event), pending in self.flags.items():
+            for _, op in pending:
+                self.findings[("left", id(op))] = Finding(
+                    "flag left set", f"set_flag[PIPE_{src}, PIPE_{dst}, {event}] on {core} is "
+                    f"never waited for by the end of the kernel", self.locate(op))
+        return list(self.findings.values())
+
+
+def buffer_namer(machine: Any) -> Callable[[np.ndarray], str]:
+    """Readable names for the machine's buffers: ``block0 l1``, ``block0 aiv1 ub``, GM."""
+    names: dict[int, str] = {}
+    for b, blk in enumerate(machine.blocks):
+        for space, data in blk.cube.items():
+            names[id(data)] = f"block{b} {space}"
+        for sub, data in enumerate(blk.ub):
+            names[id(data)] = f"block{b} aiv{sub} ub"
+    for alloc in machine._gm:
+        names[id(alloc.data)] = f"GM allocation at {alloc.base:#x}"
+
+    def name(buf: np.ndarray) -> str:
+        return names.get(id(buf), "fb bank")
+    return name
