@@ -1,0 +1,201 @@
+"""The pipe-hazard checker: each kind of missing synchronisation is caught, correctly
+synchronised kernels (including double-buffered ones) report nothing."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptosim.cli import main
+from ptosim.kernel import Kernel
+
+ROOT = Path(__file__).resolve().parent.parent
+MATMUL = (ROOT / "examples" / "matmul" / "kernel.pto").read_text()
+SPLIT = (ROOT / "examples" / "cube_vector" / "kernel.pto").read_text()
+MM_ARGS = dict(m=150, n=140, k=300)
+
+
+def mm_inputs():
+    m, n, k = MM_ARGS["m"], MM_ARGS["n"], MM_ARGS["k"]
+    return {"a": np.ones((m, k), np.float16), "b": np.ones((k, n), np.float16),
+            "bias": np.zeros(n, np.float32), "c": np.zeros((m, n), np.float32), **MM_ARGS}
+
+
+def split_inputs():
+    return {"a": np.ones((40, 50), np.float16), "b": np.ones((50, 64), np.float16),
+            "c": np.zeros((40, 64), np.float32)}
+
+
+def line_of(text, needle, nth=0):
+    return [i for i, t in enumerate(text.splitlines(), 1) if needle in t][nth]
+
+
+def drop(text, *lines):
+    for line in lines:
+        assert line in text
+        text = text.replace(line, "")
+    return text
+
+
+def test_examples_are_clean():
+    assert Kernel.from_text(MATMUL, "mm.pto").run(mm_inputs()).findings == []
+    assert Kernel.from_text(SPLIT, "cv.pto").run(split_inputs()).findings == []
+
+
+def test_raw_across_mte2_to_mte1():
+    text = drop(MATMUL, '          pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]\n',
+                '          pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]\n')
+    found = Kernel.from_text(text, "mm.pto").run(mm_inputs()).findings
+    raw = [f for f in found if f.kind == "RAW"]
+    assert {f.loc for f in raw} == {f"mm.pto:{line_of(text, 'pto.mte_l1_l0a %l1_a')}:11",
+                                    f"mm.pto:{line_of(text, 'pto.mte_l1_l0b %l1_b')}:11"}
+    first = next(f for f in raw if "mte_l1_l0a" in f.message)
+    assert "RAW hazard on block0 l1 bytes [0, " in first.message
+    assert f"pto.mte_gm_l1_frac (block0.aic PIPE_MTE2) at mm.pto:" \
+           f"{line_of(text, 'pto.mte_gm_l1_frac %a_src')}:11 wrote" in first.message
+    assert 'add pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_IDn"]' in first.message
+
+
+def test_war_on_reused_l1_across_iterations():
+    text = drop(MATMUL, '          pto.set_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_ID0"]\n',
+                '          pto.wait_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_ID0"]\n')
+    found = Kernel.from_text(text, "mm.pto").run(mm_inputs()).findings
+    war = [f for f in found if f.kind == "WAR"]
+    assert war and all("PIPE_MTE1" in f.message and "overwrites what" in f.message for f in war)
+    assert any(f.loc == f"mm.pto:{line_of(text, 'pto.mte_gm_l1_frac %a_src')}:11" for f in war)
+    assert all(f.count >= 1 for f in war)
+
+
+def test_cube_to_vector_without_semaphores():
+    text = drop(SPLIT, "      pto.sync.wait <PIPE_MTE3>, 1\n",
+                "      pto.sync.set <PIPE_FIX>, 1\n      pto.sync.set <PIPE_FIX>, 17\n")
+    found = Kernel.from_text(text, "cv.pto").run(split_inputs()).findings
+    assert [f.kind for f in found] == ["RAW"]
+    msg = found[0].message
+    assert "pto.mte_ub_gm (block0.aiv0 PIPE_MTE3) reads what pto.mte_l0c_ub (block0.aic " \
+           "PIPE_FIX)" in msg
+    assert "order the cores: pto.sync.set <PIPE_FIX> on block0.aic" in msg
+    assert found[0].count == 2                       # both vector sub-blocks
+
+
+def test_missing_mte1_to_m_flag_is_caught_on_l0():
+    text = drop(MATMUL, '          pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]\n',
+                '          pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]\n')
+    found = Kernel.from_text(text, "mm.pto").run(mm_inputs()).findings
+    assert any(f.kind == "RAW" and "block0 l0a" in f.message and "pto.mad" in f.message
+               for f in found)
+
+
+PINGPONG = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<cube>} {
+  func.func @pingpong(%a: !pto.ptr<f16, gm>, %c: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c16 = arith.constant 16 : i64
+    %c32 = arith.constant 32 : i64
+    %c256 = arith.constant 256 : i64
+    %c512 = arith.constant 512 : i64
+    %c1024 = arith.constant 1024 : i64
+    %false = arith.constant false
+    %i0 = arith.constant 0 : index
+    %i1 = arith.constant 1 : index
+    %i4 = arith.constant 4 : index
+    %l1_0 = pto.castptr %c0 : i64 -> !pto.ptr<f16, l1>
+    %l1_1 = pto.castptr %c512 : i64 -> !pto.ptr<f16, l1>
+    %l0a_0 = pto.castptr %c0 : i64 -> !pto.ptr<f16, l0a>
+    %l0a_1 = pto.castptr %c512 : i64 -> !pto.ptr<f16, l0a>
+    %l0b = pto.castptr %c0 : i64 -> !pto.ptr<f16, l0b>
+    %l0c = pto.castptr %c0 : i64 -> !pto.ptr<f32, l0c>
+    pto.mte_gm_l1_frac %a, %l1_0, nd2nz, shape(%c16, %c16), src_layout(%c32),
+        dst_group(%c1, %c1, %c16, %c0), ctrl(%c0, %false)
+      : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, nd2nz, shape i64, i64, src_layout(i64),
+        dst_group i64, i64, i64, i64, ctrl i64, i1
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID2"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID2"]
+    pto.mte_l1_l0b %l1_0, %l0b, %c16, %c16 {transpose = true}
+      : !pto.ptr<f16, l1>, !pto.ptr<f16, l0b>, i64, i64
+    pto.set_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_ID0"]
+    pto.set_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_ID1"]
+    pto.set_flag["PIPE_M", "PIPE_MTE1", "EVENT_ID0"]
+    pto.set_flag["PIPE_M", "PIPE_MTE1", "EVENT_ID1"]
+    scf.for %i = %i0 to %i4 step %i1 {
+PINGPONG_STAGES
+    }
+    pto.wait_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_ID1"]
+    pto.wait_flag["PIPE_M", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_MTE1", "EVENT_ID1"]
+    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.mte_l0c_gm %l0c, %c, %c16, %c16, %c16, %c16, %c0, %c0, nz2nd
+      : !pto.ptr<f32, l0c>, !pto.ptr<f32, gm>, i64, i64, i64, i64, i64, i64
+    return
+  }
+}
+"""
+
+STAGE = """      pto.wait_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_IDe"]
+      pto.mte_gm_l1_frac %a, %l1_e, nd2nz, shape(%c16, %c16), src_layout(%c32),
+          dst_group(%c1, %c1, %c16, %c0), ctrl(%c0, %false)
+        : !pto.ptr<f16, gm>, !pto.ptr<f16, l1>, nd2nz, shape i64, i64, src_layout(i64),
+          dst_group i64, i64, i64, i64, ctrl i64, i1
+      pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_IDe"]
+      pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_IDe"]
+      pto.wait_flag["PIPE_M", "PIPE_MTE1", "EVENT_IDe"]
+      pto.mte_l1_l0a %l1_e, %l0a_e, %c16, %c16
+        : !pto.ptr<f16, l1>, !pto.ptr<f16, l0a>, i64, i64
+      pto.set_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_IDe"]
+      pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_IDe"]
+      pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_IDe"]
+      pto.mad_acc %l0a_e, %l0b, %l0c, %c16, %c16, %c16
+        : !pto.ptr<f16, l0a>, !pto.ptr<f16, l0b>, !pto.ptr<f32, l0c>, i64, i64, i64
+      pto.set_flag["PIPE_M", "PIPE_MTE1", "EVENT_IDe"]
+"""
+
+
+def pingpong(stages=STAGE):
+    body = stages.replace("EVENT_IDe", "EVENT_ID0").replace("_e,", "_0,") + \
+        stages.replace("EVENT_IDe", "EVENT_ID1").replace("_e,", "_1,")
+    return PINGPONG.replace("PINGPONG_STAGES\n", body)
+
+
+def test_double_buffered_kernel_with_correct_flags_is_clean():
+    out = Kernel.from_text(pingpong(), "pp.pto").run(
+        {"a": np.ones((16, 16), np.float16), "c": np.zeros((16, 16), np.float32)})
+    assert out.findings == []
+    assert (out.outputs["c"] == 8 * 16).all()          # 8 accumulations of ones . ones
+
+
+def test_double_buffer_with_one_event_missing_is_caught():
+    broken = STAGE.replace('      pto.wait_flag["PIPE_MTE1", "PIPE_MTE2", "EVENT_IDe"]\n', "")
+    text = pingpong(broken)
+    found = Kernel.from_text(text, "pp.pto").run(
+        {"a": np.ones((16, 16), np.float16), "c": np.zeros((16, 16), np.float32)}).findings
+    assert any(f.kind == "WAR" and "pto.mte_gm_l1_frac" in f.message for f in found)
+    assert any(f.kind == "flag left set" for f in found)        # the primed sets stay set
+
+
+def test_unmatched_wait_flag():
+    text = MATMUL.replace('    pto.barrier #pto.pipe<PIPE_ALL>\n',
+                          '    pto.wait_flag["PIPE_V", "PIPE_M", "EVENT_ID7"]\n')
+    found = Kernel.from_text(text, "mm.pto").run(mm_inputs()).findings
+    assert [f.kind for f in found] == ["unmatched wait_flag"]
+    assert "has no set_flag before it" in found[0].message
+
+
+def test_cli_hazard_modes(tmp_path, capsys):
+    bad = tmp_path / "bad.pto"
+    bad.write_text(drop(SPLIT, "      pto.sync.wait <PIPE_MTE3>, 1\n",
+                        "      pto.sync.set <PIPE_FIX>, 1\n      pto.sync.set <PIPE_FIX>, 17\n"))
+    files = []
+    for name, arr in split_inputs().items():
+        arr.tofile(tmp_path / f"{name}.bin")
+        files += ["--arg", f"{name}={tmp_path / f'{name}.bin'}"]
+    assert main(["run", str(bad), *files]) == 0
+    out = capsys.readouterr()
+    assert f"{bad}:" in out.err and ": warning: RAW hazard" in out.err
+    assert "1 hazard finding(s)" in out.out
+    assert main(["run", str(bad), *files, "--hazards=error"]) == 1
+    assert ": error: RAW hazard" in capsys.readouterr().err
+    assert main(["run", str(bad), *files, "--no-hazards"]) == 0
+    captured = capsys.readouterr()
+    assert "hazard" not in captured.err and "hazards not checked" in captured.out
