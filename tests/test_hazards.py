@@ -4,7 +4,6 @@ synchronised kernels (including double-buffered ones) report nothing."""
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from ptosim.cli import main
 from ptosim.kernel import Kernel

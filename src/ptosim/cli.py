@@ -89,8 +89,11 @@ def _run(args: argparse.Namespace) -> int:
     values, files = _bind(kernel, args.arg or [])
     progress = _Progress(sys.stderr)
     result = kernel.run(values, target=args.target, block_dim=args.block_dim,
-                        progress=progress.update, hazards=not args.no_hazards)
+                        progress=progress.update, hazards=not args.no_hazards,
+                        trace=args.trace is not None)
     progress.done()
+    if args.trace is not None:
+        result.timeline.write(args.trace)
     for finding in result.findings:
         print(finding.render().replace(": warning: ", ": error: ", 1)
               if args.hazards == "error" else finding.render(), file=sys.stderr)
@@ -103,9 +106,10 @@ def _run(args: argparse.Namespace) -> int:
         written.append(str(dest))
     checked = "hazards not checked" if args.no_hazards else \
         f"{len(result.findings)} hazard finding(s)"
+    traced = f"; trace in {args.trace}" if args.trace is not None else ""
     print(f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
           f"{result.ops} ops in {result.seconds:.3f} s, {checked}; "
-          f"wrote {', '.join(written) or 'nothing'}")
+          f"wrote {', '.join(written) or 'nothing'}{traced}")
     return 1 if args.hazards == "error" and result.findings else 0
 
 
@@ -126,6 +130,20 @@ class _Progress:
     def done(self) -> None:
         if self.shown:
             self.stream.write("\n")
+
+
+def _trace(args: argparse.Namespace) -> int:
+    from .kernel import UsageError
+    from .timeline_plot import render_trace
+    try:
+        with open(args.trace_file, encoding="utf-8") as f:
+            import json
+            data = json.load(f)
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot read trace {args.trace_file}: {err}") from None
+    render_trace(data, args.output)
+    print(f"wrote {args.output}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -150,7 +168,14 @@ def build_parser() -> argparse.ArgumentParser:
                           "or fail the run with exit 1")
     run.add_argument("--no-hazards", action="store_true",
                      help="do not run the pipe-hazard checker")
+    run.add_argument("--trace", metavar="OUT.json",
+                     help="write a Chrome/Perfetto trace: one track per core x pipe")
     run.set_defaults(func=_run)
+    trace = sub.add_parser("trace", help="render a trace written by run --trace as a picture")
+    trace.add_argument("trace_file", metavar="TRACE.json")
+    trace.add_argument("-o", "--output", metavar="OUT.png", required=True,
+                       help="picture to write (.png or .svg)")
+    trace.set_defaults(func=_trace)
     check = sub.add_parser("check", help="parse and verify a .pto kernel without running it")
     check.add_argument("kernel", metavar="KERNEL.pto")
     check.add_argument("--entry", metavar="FUNC")

@@ -23,6 +23,7 @@ from .dtypes import dtype as _dtype
 from .errors import PtoError, PtoSyntaxError
 from .interp import kernel_function, run_kernel, target_of
 from .interp.hazards import HazardChecker, buffer_namer
+from .interp.timeline import Observers, Timeline
 from .interp.executor import pointer_like
 
 
@@ -51,6 +52,7 @@ class Param:
 class RunResult:
     outputs: dict[str, np.ndarray]      # every GM pointer parameter after the run
     findings: list[Any]                 # hazard-checker findings (empty when not checked)
+    timeline: Any                       # interp.timeline.Timeline when traced, else None
     ops: int
     seconds: float
     target: str
@@ -100,7 +102,7 @@ class Kernel:
 
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
             progress: Callable[[int, float], None] | None = None,
-            hazards: bool = True) -> RunResult:
+            hazards: bool = True, trace: bool = False) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run and, with ``hazards``, what the
         pipe-hazard checker found."""
@@ -130,9 +132,11 @@ class Kernel:
             else:
                 values.append(_scalar(p, v))
         checker = HazardChecker(self.locate, buffer_namer(m)) if hazards else None
+        timeline = Timeline(tgt, self.locate) if trace else None
+        observer = Observers(checker, timeline) if checker and timeline else checker or timeline
         start = time.perf_counter()
         ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
-                        progress=progress, observer=checker)
+                        progress=progress, observer=observer)
         seconds = time.perf_counter() - start
         findings = checker.finish() if checker is not None else []
         outs = {}
@@ -141,7 +145,7 @@ class Kernel:
                 nbytes = np.asarray(bound[p.index]).nbytes
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
-        return RunResult(outs, findings, ex.ops_executed, seconds, tgt, self.entry)
+        return RunResult(outs, findings, timeline, ex.ops_executed, seconds, tgt, self.entry)
 
 
 def _scalar(p: Param, value: Any) -> Any:

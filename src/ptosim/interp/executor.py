@@ -255,7 +255,7 @@ class Executor:
         if obs is None:
             getattr(self.m, method)(*args, **kwargs)
             return
-        obs.begin_op(state.core, op, method, "atomic" in kwargs)
+        obs.begin_op(state.core, op, method, "atomic" in kwargs, args)
         try:
             getattr(self.m, method)(*args, **kwargs)
         finally:

@@ -124,7 +124,8 @@ class HazardChecker:
                 clock[i] = v
 
     # --- events from the executor ------------------------------------------------------
-    def begin_op(self, core: Core, op: Operation, method: str, atomic: bool) -> None:
+    def begin_op(self, core: Core, op: Operation, method: str, atomic: bool,
+                 args: list[Any] | None = None) -> None:
         pipe = OP_PIPE.get(method, "S")
         tid = self._thread(core, pipe)
         self._tick(tid)

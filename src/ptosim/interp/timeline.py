@@ -1,0 +1,194 @@
+"""Pipeline timeline: when each op would run if every pipe ran in parallel.
+
+A simple, documented cost model (docs/semantics.md, "Timeline"), not a calibrated one:
+a data move takes ``bytes / bandwidth(pipe)`` plus a fixed start-up cost, a MAD takes
+``2*m*n*k / peak(dtype)``. Each (core, pipe) track runs its ops in order; an op starts when
+its pipe is free and every `wait_flag` / `sync.wait` before it on that pipe has seen its
+matching set; a `PIPE_ALL` barrier aligns all pipes of its core. The result is a Chrome /
+Perfetto JSON trace: one process per core, one thread per pipe, each op a slice, each flag
+and semaphore a flow arrow.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from xdsl.ir import Operation
+
+from .executor import Core
+from .hazards import CUBE_PIPES, OP_PIPE, VECTOR_PIPES, _WRITE_OPERANDS, pipe_name
+
+STARTUP_NS = 20.0          # fixed cost of issuing one op on its pipe
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Bandwidths in bytes per ns and cube peaks in FLOP per ns, per target."""
+
+    bandwidth: dict[str, float]
+    peak: dict[str, float]              # by lhs element size in bytes
+
+    def duration(self, pipe: str, nbytes: int, flops: int, elem: int) -> float:
+        if flops:
+            return STARTUP_NS + flops / self.peak.get(str(elem), self.peak["2"])
+        return STARTUP_NS + nbytes / self.bandwidth.get(pipe, 64.0)
+
+
+COST_MODELS = {
+    # GM traffic shares HBM between cores, on-chip paths are wide; the cube does
+    # 16x16x16 f16 MACs per cycle at ~1.8 GHz (8-bit twice, f32 a quarter).
+    "a2a3": CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
+                       "V": 256.0}, {"1": 29491.0, "2": 14746.0, "4": 3686.0}),
+    "a5": CostModel({"MTE2": 96.0, "MTE1": 384.0, "M": 384.0, "FIX": 192.0, "MTE3": 96.0,
+                     "V": 384.0}, {"1": 29491.0, "2": 14746.0, "4": 3686.0}),
+}
+
+
+@dataclass
+class _Slice:
+    name: str
+    core: Core
+    pipe: str
+    start: float
+    dur: float
+    args: dict[str, Any]
+
+
+@dataclass
+class Timeline:
+    """Observer that schedules ops on pipe tracks (see module doc)."""
+
+    target: str
+    locate: Callable[[Operation], str | None]
+    slices: list[_Slice] = field(default_factory=list)
+    flows: list[tuple[str, Core, str, float, Core, str, float]] = field(default_factory=list)
+    ready: dict[tuple[str, str], float] = field(default_factory=dict)
+    cores: dict[str, Core] = field(default_factory=dict)
+    _flags: dict[tuple, list[tuple[float, Core, str]]] = field(default_factory=dict)
+    _sems: dict[tuple, list[tuple[float, Core, str]]] = field(default_factory=dict)
+    _op: tuple | None = None
+    _bytes: dict[str, int] = field(default_factory=dict)
+
+    def _at(self, core: Core, pipe: str) -> float:
+        self.cores.setdefault(core.name, core)
+        return self.ready.get((core.name, pipe), 0.0)
+
+    def begin_op(self, core: Core, op: Operation, method: str, atomic: bool,
+                 args: list[Any] | None = None) -> None:
+        flops, elem = 0, 2
+        if method.startswith("mad") and args:
+            m, n, k = (int(x) for x in args[-3:])
+            flops, elem = 2 * m * n * k, args[0].dtype.size
+        self._op = (core, op, method, OP_PIPE.get(method, "S"), flops, elem)
+        self._bytes = {"R": 0, "W": 0}
+
+    def access(self, buf: np.ndarray, start: int, nbytes: int, operand: str | None,
+               op_name: str | None) -> None:
+        if self._op is not None:
+            self._bytes["W" if operand in _WRITE_OPERANDS else "R"] += nbytes
+
+    def end_op(self) -> None:
+        if self._op is None:
+            return
+        core, op, method, pipe, flops, elem = self._op
+        nbytes = max(self._bytes["R"], self._bytes["W"])
+        dur = COST_MODELS[self.target].duration(pipe, nbytes, flops, elem)
+        start = self._at(core, pipe)
+        self.ready[(core.name, pipe)] = start + dur
+        self.slices.append(_Slice(op.name, core, pipe, start, dur,
+                                  {"loc": self.locate(op) or "?", "bytes": nbytes,
+                                   **({"flops": flops} if flops else {})}))
+        self._op = None
+
+    def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        s = pipe_name(src)
+        self._flags.setdefault((core.name, s, pipe_name(dst), event), []).append(
+            (self._at(core, s), core, s))
+
+    def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        d = pipe_name(dst)
+        pending = self._flags.get((core.name, pipe_name(src), d, event))
+        if pending:
+            t, src_core, s = pending.pop(0)
+            at = max(self._at(core, d), t)
+            self.ready[(core.name, d)] = at
+            self.flows.append((event, src_core, s, t, core, d, at))
+
+    def barrier(self, core: Core, pipe: str, op: Operation) -> None:
+        if pipe_name(pipe) != "ALL":
+            return
+        pipes = CUBE_PIPES if core.kind == "cube" else VECTOR_PIPES
+        t = max(self._at(core, p) for p in pipes)
+        for p in pipes:
+            self.ready[(core.name, p)] = t
+
+    def sync_set(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+        p = pipe_name(pipe)
+        for k in keys:
+            self._sems.setdefault(k, []).append((self._at(core, p), core, p))
+
+    def sync_wait(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+        p = pipe_name(pipe)
+        for k in keys:
+            queue = self._sems.get(k)
+            if queue:
+                t, src_core, s = queue.pop(0)
+                at = max(self._at(core, p), t)
+                self.ready[(core.name, p)] = at
+                self.flows.append((f"semaphore #{k[-1]}", src_core, s, t, core, p, at))
+
+    def finish(self) -> list[Any]:
+        return []
+
+    # --- output --------------------------------------------------------------------------
+    def trace(self) -> dict[str, Any]:
+        """The Chrome / Perfetto JSON trace (timestamps in microseconds)."""
+        pids = {name: i for i, name in enumerate(self.cores)}
+        order = {p: i for i, p in enumerate(("S", "MTE2", "MTE1", "M", "FIX", "V", "MTE3"))}
+        events: list[dict[str, Any]] = []
+        tracks = sorted({(s.core.name, s.pipe) for s in self.slices} |
+                        {(f[1].name, f[2]) for f in self.flows} |
+                        {(f[4].name, f[5]) for f in self.flows})
+        for name, pid in pids.items():
+            events.append({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
+                           "args": {"name": name}})
+        for core, pipe in tracks:
+            events.append({"name": "thread_name", "ph": "M", "pid": pids[core],
+                           "tid": order.get(pipe, 9), "args": {"name": f"PIPE_{pipe}"}})
+        for s in self.slices:
+            events.append({"name": s.name, "cat": f"PIPE_{s.pipe}", "ph": "X",
+                           "ts": s.start / 1000, "dur": s.dur / 1000, "pid": pids[s.core.name],
+                           "tid": order.get(s.pipe, 9), "args": s.args})
+        for i, (label, c1, p1, t1, c2, p2, t2) in enumerate(self.flows, 1):
+            events.append({"name": label, "cat": "sync", "ph": "s", "id": i, "ts": t1 / 1000,
+                           "pid": pids[c1.name], "tid": order.get(p1, 9)})
+            events.append({"name": label, "cat": "sync", "ph": "f", "bp": "e", "id": i,
+                           "ts": t2 / 1000, "pid": pids[c2.name], "tid": order.get(p2, 9)})
+        end = max((s.start + s.dur for s in self.slices), default=0.0)
+        return {"traceEvents": events, "displayTimeUnit": "ns",
+                "otherData": {"tool": "ptosim", "target": self.target,
+                              "cost_model": "docs/semantics.md#timeline",
+                              "end_us": end / 1000}}
+
+    def write(self, path: str) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(self.trace(), f, indent=1)
+
+
+class Observers:
+    """Forwards every event to several observers (hazard checker and timeline)."""
+
+    def __init__(self, *observers: Any) -> None:
+        self.observers = [o for o in observers if o is not None]
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        methods = [getattr(o, name) for o in self.observers]
+
+        def forward(*args: Any, **kwargs: Any) -> None:
+            for method in methods:
+                method(*args, **kwargs)
+        setattr(self, name, forward)          # later lookups skip __getattr__
+        return forward
