@@ -15,7 +15,6 @@ from xdsl.ir import Operation, SSAValue
 
 from ..api import Machine
 from ..errors import PtoError, PtoWarning
-from ..machine import Ptr
 from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
 
 SCRATCH_GM = 1 << 30        # bytes; numpy zero pages are committed only when touched
@@ -81,4 +80,4 @@ def _located(err: PtoError, op: Operation, locate: Callable[[Operation], str | N
     return err
 
 
-__all__ = ["check_kernel", "Ptr"]
+__all__ = ["check_kernel"]
