@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 from .errors import NotImplementedOpError
-from .ops.cube import CubeMoveOps
-from .ops.dma import DmaOps
-from .ops.fixpipe import FixpipeOps
-from .ops.mad import MadOps
+from .tile.ops import TileOps
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
 PLANNED_OPS = frozenset({
     "mte_l1_l0a_mx", "mte_l1_l0b_mx", "mad_mx", "mad_mx_acc", "mad_mx_bias",
     "set_flag", "wait_flag", "barrier", "pipe_barrier",
-    "TLOAD", "TSTORE", "TMOV", "TEXTRACT", "TINSERT", "TMATMUL", "TMATMUL_ACC",
-    "TMATMUL_BIAS", "TFILLPAD", "tile", "global_tensor", "read_tile",
+    "TEXTRACT", "TINSERT", "TFILLPAD",
 })
 
 
-class Machine(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
+class Machine(TileOps):
     """A simulated Ascend NPU: GM, one cube core and two vector sub-blocks per block.
 
     >>> import numpy as np, ptosim

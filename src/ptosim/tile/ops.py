@@ -1,0 +1,349 @@
+"""Tile ops as Machine methods, lowered onto the micro-ops (docs/research/tile-level.md §3):
+a TLOAD writes exactly the bytes its DMA writes, a TMATMUL is a `mad`, a TSTORE from an
+accumulator is a FIXPIPE writeback. Errors a micro-op raises are reported under the tile
+op's name, with the micro-op named in the message.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import numpy as np
+
+from ..dtypes import DType, dtype as _dtype
+from ..errors import NotImplementedOpError, PtoError, SpaceError, VerifyError
+from ..machine import Ptr
+from ..ops.cube import CubeMoveOps, align
+from ..ops.dma import DmaOps
+from ..ops.fixpipe import FixpipeOps
+from ..ops.mad import MadOps
+from .tensor import GlobalTensor, make_global_tensor
+from .tile import SPACE_OF, Tile, check_tile, pad_element
+
+_TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
+
+
+@contextmanager
+def _lowered(op: str) -> Iterator[None]:
+    """Report a micro-op's error as the tile op's, keeping its class and the detail."""
+    try:
+        yield
+    except PtoError as err:
+        if err.op is not None and err.op != op:
+            err.detail = f"{err.detail} (in its {err.op})"
+            err.op = op
+            err.args = (err._render(),)
+        raise
+
+
+class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
+    """Tile, GlobalTensor and the tile ops."""
+
+    # --- descriptors ---------------------------------------------------------------------
+    def tile(self, tile_type: str, dtype: "str | DType", rows: int, cols: int, *,
+             blayout: str | None = None, slayout: str | None = None, fractal: int | None = None,
+             valid: tuple[int, int] | None = None, pad: "str | float | int" = "Null",
+             addr: int | None = None, subblock: int = 0) -> Tile:
+        """A tile placed at byte ``addr`` of its role's buffer (TASSIGN), or automatically.
+        Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, else ND."""
+        dt = _dtype(dtype)
+        default = {"Left": ("ColMajor", "RowMajor") if self.target.name == "a5"
+                   else ("RowMajor", "RowMajor"),
+                   "Right": ("RowMajor", "ColMajor"), "Acc": ("ColMajor", "RowMajor")}
+        bl, sl = default.get(tile_type, ("RowMajor", "NoneBox"))
+        blayout, slayout = blayout or bl, slayout or sl
+        fractal = fractal or (1024 if tile_type == "Acc" else 512)
+        valid = valid or (rows, cols)
+        check_tile("tile", tile_type, dt, rows, cols, blayout, slayout, fractal, valid, pad,
+                   self.target.name)
+        space = SPACE_OF[tile_type]
+        nbytes = rows * cols * dt.size
+        if addr is None:
+            addr = self._place(space, subblock, nbytes)
+        sub = subblock if space == "ub" else 0
+        if addr % 32 or addr + nbytes > self.target.capacity[space]:
+            raise VerifyError(f"a {nbytes} B {tile_type} tile at byte {addr} must be 32-byte "
+                              f"aligned and fit the {self.target.capacity[space]} B "
+                              f"{space}", op="tile")
+        ptr = self.ptr(space, dt, addr, subblock=sub)
+        return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal, tuple(valid), pad, ptr)
+
+    def _place(self, space: str, sub: int, nbytes: int) -> int:
+        """A bump allocator per buffer; tiles placed automatically never overlap."""
+        nxt = self.__dict__.setdefault("_tile_next", {})
+        unit = _TILE_ALIGN.get(space, 32)
+        addr = -(-nxt.get((space, sub), 0) // unit) * unit
+        if addr + nbytes > self.target.capacity[space]:
+            raise VerifyError(f"no room for a {nbytes} B tile in {space} "
+                              f"({self.target.capacity[space]} B, {addr} B in use); pass "
+                              f"addr= to place tiles explicitly", op="tile")
+        nxt[(space, sub)] = addr + nbytes
+        return addr
+
+    def global_tensor(self, ptr: Ptr, shape: tuple, stride: tuple,
+                      layout: str = "ND") -> GlobalTensor:
+        """A 5-D view of GM: ``shape`` (s0..s4), ``stride`` in elements, layout ND/DN/NZ."""
+        return make_global_tensor(ptr, shape, stride, layout)
+
+    def read_tile(self, t: Tile) -> np.ndarray:
+        """The tile's valid region in logical (row, col) order, as a numpy array."""
+        buf, off = self.region(t.ptr, t.nbytes, op="read_tile", operand="tile")
+        vr, vc = t.valid
+        return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols)[:vr, :vc].copy()
+
+    # --- TLOAD ---------------------------------------------------------------------------
+    def TLOAD(self, t: Tile, g: GlobalTensor, *, cpu_sim_compat: bool = False) -> None:
+        """GM view -> the tile's valid region, writing what the DMA writes (plus the pad
+        value up to the next 32 B block where the hardware pads). ``cpu_sim_compat`` first
+        fills the whole tile with the pad value, as the C++ CPU simulator does."""
+        op = "TLOAD"
+        _check_pair(op, t, g)
+        src, dst, tl = g.layout, t.name, self.target.name
+        pairs = {"Vec": {("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")},
+                 "Mat": {("ND", "ND"), ("DN", "DN"), ("NZ", "NZ"), ("ND", "NZ"), ("DN", "ZN")}
+                 | ({("DN", "NZ")} if tl == "a5" else set())}
+        if t.tile_type not in pairs:
+            raise VerifyError(f"loads into Vec or Mat tiles only, got {t.tile_type}", op=op)
+        if (src, dst) not in pairs[t.tile_type]:
+            raise VerifyError(f"{src} -> {dst} is not a {t.tile_type} load on {tl}; legal: "
+                              f"{', '.join(f'{a}->{b}' for a, b in sorted(pairs[t.tile_type]))}",
+                              op=op)
+        if t.dtype.size == 8 and (src, dst) not in {("ND", "ND"), ("DN", "DN")}:
+            raise VerifyError("64-bit elements load ND -> ND or DN -> DN only", op=op)
+        s0, s1, s2, s3, s4 = g.shape
+        if src != dst and (s0, s1, s2) != (1, 1, 1):
+            raise VerifyError(f"{src} -> {dst} needs a 2-D view (s0 = s1 = s2 = 1), got shape "
+                              f"{g.shape}", op=op)
+        if cpu_sim_compat:
+            fill = pad_element(t.pad, t.dtype)
+            self.write(t.ptr, np.zeros(t.rows * t.cols, t.dtype.np) if fill is None
+                       else np.repeat(fill, t.rows * t.cols))
+        with _lowered(op):
+            if (src, dst) == ("NZ", "NZ"):
+                self._load_nz(t, g)
+            elif src == dst:
+                self._load_nd_dn(t, g)
+            else:
+                self._load_frac(t, g)
+
+    def _load_nd_dn(self, t: Tile, g: GlobalTensor) -> None:
+        """ND -> ND and DN -> DN: one burst per row (ND) or column (DN) with the view's
+        strides; Vec pads the tail of the last 32 B block when a pad value is set, Mat on
+        a5 always does (Null pads with 0)."""
+        es, (vr, vc) = t.dtype.size, t.valid
+        s0, s1, s2, s3, s4 = g.shape
+        t0, t1, t2, t3, t4 = g.stride
+        nd = g.layout == "ND"
+        # per burst: len elements; bursts: count, src stride, dst pitch (tile row / column)
+        length, count, src_step, pitch = (vc, s3, t3, t.cols) if nd else (vr, s4, t4, t.rows)
+        fill = pad_element(t.pad, t.dtype)
+        if t.tile_type == "Mat" and self.target.name == "a5" and fill is None:
+            fill = np.zeros(1, t.dtype.np)
+        if t.tile_type == "Mat" and self.target.name == "a2a3" and (length * es) % 32:
+            raise VerifyError(f"an a2a3 Mat {g.layout} load moves whole 32 B blocks: "
+                              f"{length} x {es} B is not a multiple of 32", op="TLOAD")
+        loops = [(s2, t2 * es, count * pitch * es), (s1, t1 * es, s2 * count * pitch * es)]
+        for i0 in range(s0):
+            src = g.ptr + i0 * t0
+            dst = t.ptr + i0 * s1 * s2 * count * pitch
+            if t.tile_type == "Vec":
+                if fill is not None and es == 8:      # 64-bit types pad with 0: as 2 x 32 bit
+                    src, dst, fill = src.cast("ui32"), dst.cast("ui32"), np.zeros(1, np.uint32)
+                self.mte_gm_ub(src, dst, 0, length * es, nburst=(count, src_step * es, pitch * es),
+                               loop=loops, pad=None if fill is None else (fill[0],))
+            else:
+                self.mte_gm_l1(src, dst, length * es, nburst=(count, src_step * es, pitch * es),
+                               loop=loops)
+                if fill is not None:     # lanes [len, next 32 B) of every burst
+                    tail = align(length * es, 32) // es - length
+                    if tail:
+                        buf, off = self.region(dst + length, (s1 * s2 * count - 1) * pitch * es
+                                               + tail * es, op="TLOAD", operand="tile")
+                        rows = s1 * s2 * count
+                        np.ndarray((rows, tail), t.dtype.np, buf, off,
+                                   (pitch * es, es))[...] = fill[0]
+
+    def _load_nz(self, t: Tile, g: GlobalTensor) -> None:
+        """NZ -> NZ: each column block of the view is ``vr`` rows x 32 B, contiguous."""
+        es, c0, vr = t.dtype.size, t.dtype.c0, t.valid[0]
+        s0, s1, s2, s3, s4 = g.shape
+        t0, t1, t2, t3, t4 = g.stride
+        if (s3, s4) != (16, c0) or (t2, t3, t4) != (16 * c0, c0, 1):
+            raise VerifyError(f"an NZ view needs s3 = 16, s4 = C0 = {c0} and packed strides "
+                              f"(t2, t3, t4) = ({16 * c0}, {c0}, 1); got shape {g.shape}, "
+                              f"stride {g.stride}", op="TLOAD")
+        for i0 in range(s0):
+            src = g.ptr + i0 * t0
+            dst = t.ptr + i0 * s1 * t.rows * c0
+            if t.tile_type == "Vec":
+                self.mte_gm_ub(src, dst, 0, vr * 32, nburst=(s1, t1 * es, t.rows * 32))
+            else:
+                self.mte_gm_l1(src, dst, vr * 32, nburst=(s1, t1 * es, t.rows * 32))
+
+    def _load_frac(self, t: Tile, g: GlobalTensor) -> None:
+        """ND -> NZ, DN -> NZ (a5) and DN -> ZN through mte_gm_l1_frac."""
+        if t.fractal != 512:
+            raise VerifyError("ND/DN -> NZ/ZN loads need 512 B fractals", op="TLOAD")
+        es, (vr, vc) = t.dtype.size, t.valid
+        _, _, _, s3, s4 = g.shape
+        _, _, _, t3, t4 = g.stride
+        if (g.layout, t.name) == ("ND", "NZ"):
+            self.mte_gm_l1_frac(g.ptr, t.ptr, "nd2nz", shape=(s3, vc), src_layout=(t3 * es,),
+                                dst_group=(1, 1, t.rows, 0))
+        elif t.name == "NZ":
+            self.mte_gm_l1_frac(g.ptr, t.ptr, "dn2nz", shape=(s3, vc), src_layout=(t4 * es,),
+                                dst_group=(1, 1, t.rows, 0))
+        else:                                                         # DN -> ZN
+            self.mte_gm_l1_frac(g.ptr, t.ptr, "nd2nz", shape=(s4, vr), src_layout=(t4 * es,),
+                                dst_group=(1, 1, t.cols, 0))
+
+    # --- TSTORE --------------------------------------------------------------------------
+    def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
+               pre_relu: tuple | None = None, atomic: tuple[str, str] | None = None) -> None:
+        """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
+        layout; Acc tiles through FIXPIPE (ND), converting f32 to an f16/bf16 view."""
+        op = "TSTORE"
+        _check_pair(op, t, g, same_size=t.tile_type != "Acc")
+        with _lowered(op):
+            if t.tile_type == "Acc":
+                self._store_acc(g, t, pre_quant, pre_relu, atomic)
+                return
+            if pre_quant or pre_relu or atomic:
+                raise VerifyError("pre_quant, pre_relu and atomic apply to Acc tiles only",
+                                  op=op)
+            if t.tile_type != "Vec":
+                raise NotImplementedOpError(f"TSTORE from a {t.tile_type} tile is not "
+                                            f"implemented (a5 has no Mat store path)", op=op)
+            if g.layout != t.name:
+                raise VerifyError(f"a Vec tile stores in its own layout: {t.name} tile, "
+                                  f"{g.layout} view", op=op)
+            es, (vr, vc) = t.dtype.size, t.valid
+            s0, s1, s2, s3, s4 = g.shape
+            t0, t1, t2, t3, t4 = g.stride
+            if g.layout == "NZ":
+                for i0 in range(s0):
+                    self.mte_ub_gm(t.ptr + i0 * s1 * t.rows * t.dtype.c0, g.ptr + i0 * t0,
+                                   vr * 32, nburst=(s1, t.rows * 32, t1 * es))
+                return
+            nd = g.layout == "ND"
+            length, count, dst_step, pitch = (vc, s3, t3, t.cols) if nd else (vr, s4, t4, t.rows)
+            loops = [(s2, count * pitch * es, t2 * es), (s1, s2 * count * pitch * es, t1 * es)]
+            for i0 in range(s0):
+                self.mte_ub_gm(t.ptr + i0 * s1 * s2 * count * pitch, g.ptr + i0 * t0,
+                               length * es, nburst=(count, pitch * es, dst_step * es), loop=loops)
+
+    def _store_acc(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
+                   pre_relu: tuple | None, atomic: tuple[str, str] | None) -> None:
+        vr, vc = t.valid
+        s0, s1, s2, s3, s4 = g.shape
+        if g.layout != "ND" or (s0, s1, s2) != (1, 1, 1):
+            raise NotImplementedOpError(f"TSTORE from an Acc tile to a {g.layout} view with "
+                                        f"shape {g.shape} (ND 2-D views are implemented)",
+                                        op="TSTORE")
+        dst_t, acc_t = g.ptr.dtype.name, t.dtype.name
+        if pre_quant is None and dst_t != acc_t:
+            cast = {("f32", "f16"): "f32_f16", ("f32", "bf16"): "f32_bf16"}.get((acc_t, dst_t))
+            if cast is None:
+                raise VerifyError(f"an {acc_t} accumulator stores to {dst_t} only with "
+                                  f"pre_quant", op="TSTORE")
+            pre_quant = (0.0, cast)
+        self.mte_l0c_gm(t.ptr, g.ptr, vr, vc, t.rows, g.stride[3], 0, 0, pre_quant=pre_quant,
+                        pre_relu=pre_relu, layout="nz2nd", atomic=atomic)
+
+    # --- TMOV ----------------------------------------------------------------------------
+    def TMOV(self, dst: Tile, src: Tile, *, pre_quant: tuple | None = None) -> None:
+        """Mat -> Left / Right / Bias (whole tiles) and Acc -> Vec (a5, valid region)."""
+        op = "TMOV"
+        pair = (src.tile_type, dst.tile_type)
+        with _lowered(op):
+            if pair in (("Mat", "Left"), ("Mat", "Right")):
+                if (src.rows, src.cols) != (dst.rows, dst.cols):
+                    raise VerifyError(f"Mat -> {dst.tile_type} needs equal shapes, got "
+                                      f"{src.rows}x{src.cols} -> {dst.rows}x{dst.cols}", op=op)
+                if src.name not in ("NZ", "ZN"):
+                    raise VerifyError(f"the Mat source must be NZ or ZN, got {src.name}", op=op)
+                if dst.tile_type == "Left":
+                    self.mte_l1_l0a(src.ptr, dst.ptr, src.rows, src.cols,
+                                    transpose=src.name == "ZN")
+                else:
+                    self.mte_l1_l0b(src.ptr, dst.ptr, src.rows, src.cols,
+                                    transpose=src.name == "NZ")
+            elif pair == ("Mat", "Bias"):
+                unit = self.target.bt_unit
+                self.mte_l1_bt(src.ptr, dst.ptr, -(-src.cols * src.dtype.size // unit),
+                               nburst=(1, 0, 0))
+            elif pair == ("Acc", "Vec"):
+                if dst.name != "ND":
+                    raise NotImplementedOpError(f"TMOV Acc -> Vec into a {dst.name} tile (ND "
+                                                f"is implemented)", op=op)
+                vr, vc = dst.valid
+                if pre_quant is None and dst.dtype.name != src.dtype.name:
+                    pre_quant = (0.0, {"f16": "f32_f16", "bf16": "f32_bf16"}.get(
+                        dst.dtype.name, "no_convert"))
+                self.mte_l0c_ub(src.ptr, dst.ptr, vr, vc, src.rows, dst.cols,
+                                dst_mode=dst.ptr.sub, pre_quant=pre_quant, layout="nz2nd")
+            else:
+                raise NotImplementedOpError(f"TMOV {pair[0]} -> {pair[1]} is not implemented "
+                                            f"yet", op=op)
+
+    # --- TMATMUL -------------------------------------------------------------------------
+    def TMATMUL(self, acc: Tile, left: Tile, right: Tile) -> None:
+        """acc = left . right over the valid shapes (m = left rows, k = left cols,
+        n = right cols)."""
+        self._tmatmul("TMATMUL", acc, left, right, None)
+
+    def TMATMUL_ACC(self, acc: Tile, left: Tile, right: Tile) -> None:
+        """acc += left . right (accumulates in acc's storage, as the NPU does)."""
+        self._tmatmul("TMATMUL_ACC", acc, left, right, None)
+
+    def TMATMUL_BIAS(self, acc: Tile, left: Tile, right: Tile, bias: Tile) -> None:
+        """acc = left . right + bias (a one-row Bias tile)."""
+        self._tmatmul("TMATMUL_BIAS", acc, left, right, bias)
+
+    def _tmatmul(self, op: str, acc: Tile, left: Tile, right: Tile, bias: Tile | None) -> None:
+        roles = [("acc", acc, "Acc"), ("left", left, "Left"), ("right", right, "Right")]
+        if bias is not None:
+            roles.append(("bias", bias, "Bias"))
+        for name, tile, role in roles:
+            if not isinstance(tile, Tile) or tile.tile_type != role:
+                raise SpaceError(f"{name} must be a {role} tile", op=op, operand=name)
+        m, k = left.valid
+        k2, n = right.valid
+        if k != k2:
+            raise VerifyError(f"left is {m}x{k} but right is {k2}x{n}: the K extents differ",
+                              op=op)
+        if (left.rows, left.cols, right.cols) != (acc.rows, right.rows, acc.cols):
+            raise VerifyError(f"tile shapes must chain: left {left.rows}x{left.cols}, right "
+                              f"{right.rows}x{right.cols}, acc {acc.rows}x{acc.cols}", op=op)
+        if left.rows != align(m, 16) or right.cols != align(n, 16):
+            raise VerifyError(f"mad reads align16(m) x align16(n) fractals: left rows "
+                              f"{left.rows} must be {align(m, 16)} and right cols {right.cols} "
+                              f"must be {align(n, 16)}", op=op)
+        c0 = left.dtype.c0
+        if left.name == "ZZ" and left.cols != align(k, c0):
+            raise VerifyError(f"a ZZ left tile's row blocks are align(k, C0) = {align(k, c0)} "
+                              f"wide for mad; got {left.cols} columns", op=op)
+        flags = {"disable_gemv": True} if self.target.name == "a5" else {}
+        with _lowered(op):
+            if op == "TMATMUL":
+                self.mad(left.ptr, right.ptr, acc.ptr, m, n, k, **flags)
+            elif op == "TMATMUL_ACC":
+                self.mad_acc(left.ptr, right.ptr, acc.ptr, m, n, k, **flags)
+            else:
+                assert bias is not None
+                self.mad_bias(left.ptr, right.ptr, acc.ptr, bias.ptr, m, n, k, **flags)
+
+
+def _check_pair(op: str, t: object, g: object, same_size: bool = True) -> None:
+    if not isinstance(t, Tile):
+        raise SpaceError(f"expected a Tile, got {type(t).__name__}", op=op, operand="tile")
+    if not isinstance(g, GlobalTensor):
+        raise SpaceError(f"expected a GlobalTensor, got {type(g).__name__}", op=op,
+                         operand="global_tensor")
+    if same_size and g.ptr.dtype.size != t.dtype.size:
+        raise VerifyError(f"element sizes differ: tile {t.dtype.name}, view "
+                          f"{g.ptr.dtype.name}", op=op)
+    if (g.rows, g.cols) != t.valid:
+        raise VerifyError(f"the {g.layout} view is {g.rows}x{g.cols} but the tile's valid "
+                          f"region is {t.valid[0]}x{t.valid[1]}", op=op)

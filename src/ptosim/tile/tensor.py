@@ -1,0 +1,48 @@
+"""`GlobalTensor`: a 5-D view of a GM allocation (shape, strides in elements, layout)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import VerifyError
+from ..layout import Layout, gm_layout
+from ..machine import Ptr
+
+
+@dataclass(frozen=True)
+class GlobalTensor:
+    """``ptr`` is the first element; ``layout`` is ND, DN or NZ (pto-notes §3.2)."""
+
+    ptr: Ptr
+    shape: tuple[int, int, int, int, int]
+    stride: tuple[int, int, int, int, int]
+    layout: str = "ND"
+
+    @property
+    def view(self) -> Layout:
+        return gm_layout(self.layout, self.shape, self.stride)
+
+    @property
+    def rows(self) -> int:
+        return self.view.rows
+
+    @property
+    def cols(self) -> int:
+        return self.view.cols
+
+
+def make_global_tensor(ptr: Ptr, shape: tuple, stride: tuple, layout: str) -> GlobalTensor:
+    if ptr.space != "gm":
+        raise VerifyError(f"a GlobalTensor views GM, got a {ptr.space} pointer",
+                          op="global_tensor")
+    if len(shape) != 5 or len(stride) != 5:
+        raise VerifyError(f"shape and stride take 5 values each, got {shape} and {stride}",
+                          op="global_tensor")
+    if any(not isinstance(s, int) or s < 1 for s in shape) or \
+            any(not isinstance(t, int) or t < 0 for t in stride):
+        raise VerifyError(f"sizes must be positive and strides non-negative integers, got "
+                          f"{shape} / {stride}", op="global_tensor")
+    if layout not in ("ND", "DN", "NZ"):
+        raise VerifyError(f"GlobalTensor layout must be ND, DN or NZ, got {layout!r}",
+                          op="global_tensor")
+    return GlobalTensor(ptr, tuple(shape), tuple(stride), layout)  # type: ignore[arg-type]

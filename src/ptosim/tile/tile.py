@@ -1,0 +1,136 @@
+"""`Tile`: a typed region of an on-chip buffer, as the reference C++ `Tile<...>` describes it.
+
+A tile has a role (TileType), an element type, a physical Rows x Cols shape laid out by
+(BLayout, SLayout, fractal size), a valid region, a pad value and a byte address in its
+role's buffer. The static rules are those of pto-isa's tile template (docs/research/
+tile-level.md §1.2-1.3); every violation is a VerifyError naming the rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ..dtypes import DType
+from ..errors import VerifyError
+from ..layout import Layout, fractal_box, layout_name, tile_layout
+from ..machine import Ptr
+
+TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight")
+SPACE_OF = {"Vec": "ub", "Mat": "l1", "Left": "l0a", "Right": "l0b", "Acc": "l0c", "Bias": "bt",
+            "Scaling": "fb"}
+BLAYOUTS = ("RowMajor", "ColMajor")
+SLAYOUTS = ("NoneBox", "RowMajor", "ColMajor")
+PAD_NAMES = ("Null", "Zero", "Max", "Min")
+
+
+def legal_layouts(tile_type: str, target: str) -> frozenset[tuple[str, int]]:
+    """(layout name, fractal) pairs a TileType may use on a target (research notes §1.3)."""
+    table = {
+        "Vec": {("ND", 512), ("DN", 512), ("NZ", 512)} | ({("ZN", 512)} if target == "a5" else set()),
+        "Mat": {("ND", 512), ("DN", 512), ("NZ", 512), ("ZN", 512)},
+        "Left": {("ZZ", 512)} if target == "a2a3" else {("NZ", 512)},
+        "Right": {("ZN", 512)},
+        "Acc": {("NZ", 1024)},
+        "Bias": {("ND", 512)},
+        "Scaling": {("ND", 512)},
+    }
+    return frozenset(table.get(tile_type, set()))
+
+
+def pad_element(pad: "str | float | int", dt: DType) -> np.ndarray | None:
+    """The element a pad value stands for (None for Null). Zero is 0; Max / Min are the
+    type's infinities (floats) or extremes (integers); 64-bit, 8-bit float and packed types
+    pad every named value with 0; a number is converted to the element type."""
+    if pad == "Null":
+        return None
+    if pad in ("Zero", "Max", "Min"):
+        if pad == "Zero" or dt.size == 8 or dt.kind == "packed" or dt.name.startswith("f8"):
+            return np.zeros(1, dt.np)
+        if dt.kind == "float":
+            return np.array([np.inf if pad == "Max" else -np.inf], np.float32).astype(dt.np)
+        info = np.iinfo(dt.np)
+        return np.array([info.max if pad == "Max" else info.min], dt.np)
+    return np.array([pad]).astype(dt.np)
+
+
+@dataclass(frozen=True)
+class Tile:
+    """A placed tile. ``ptr`` points at its first byte; ``valid`` is (rows, cols)."""
+
+    tile_type: str
+    dtype: DType
+    rows: int
+    cols: int
+    blayout: str
+    slayout: str
+    fractal: int
+    valid: tuple[int, int]
+    pad: "str | float | int"
+    ptr: Ptr
+
+    @property
+    def name(self) -> str:
+        """ND, DN, NZ, ZN, ZZ or NN."""
+        return layout_name(self.blayout, self.slayout)
+
+    @cached_property
+    def layout(self) -> Layout:
+        return tile_layout(self.name, self.rows, self.cols, self.dtype, self.fractal)
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.cols * self.dtype.size
+
+    def __repr__(self) -> str:
+        vr, vc = self.valid
+        return (f"Tile({self.tile_type}, {self.dtype.name}, {self.rows}x{self.cols} {self.name}, "
+                f"valid {vr}x{vc}, at {self.ptr})")
+
+
+def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout: str,
+               slayout: str, fractal: int, valid: tuple[int, int], pad: object,
+               target: str) -> None:
+    """The static rules of a tile descriptor (research notes §1.2-1.4)."""
+    if tile_type not in TILE_TYPES:
+        raise VerifyError(f"unknown TileType {tile_type!r}; one of {', '.join(TILE_TYPES)}",
+                          op=op)
+    if tile_type not in SPACE_OF:
+        raise VerifyError(f"{tile_type} tiles (MX scales) are not implemented yet", op=op)
+    if blayout not in BLAYOUTS or slayout not in SLAYOUTS:
+        raise VerifyError(f"blayout must be one of {BLAYOUTS} and slayout one of {SLAYOUTS}, "
+                          f"got {blayout!r}, {slayout!r}", op=op)
+    if fractal not in (512, 1024, 32):
+        raise VerifyError(f"fractal size must be 512, 1024 or 32, got {fractal}", op=op)
+    if not (isinstance(rows, int) and isinstance(cols, int) and rows > 0 and cols > 0):
+        raise VerifyError(f"tile shape must be positive integers, got {rows}x{cols}", op=op)
+    vr, vc = valid
+    if not (0 < vr <= rows and 0 < vc <= cols):
+        raise VerifyError(f"valid region {vr}x{vc} must be positive and within the tile "
+                          f"{rows}x{cols}", op=op)
+    name = layout_name(blayout, slayout)
+    if (name, fractal) not in legal_layouts(tile_type, target):
+        legal = ", ".join(f"{n}-{f}" for n, f in sorted(legal_layouts(tile_type, target)))
+        raise VerifyError(f"a {tile_type} tile cannot be {name} with {fractal} B fractals on "
+                          f"{target}; legal: {legal}", op=op)
+    es = dt.size
+    if slayout == "NoneBox":
+        if blayout == "RowMajor" and (cols * es) % 32 and rows != 1:
+            raise VerifyError(f"an ND tile's row ({cols} x {es} B) must be a multiple of 32 "
+                              f"bytes", op=op)
+        if blayout == "ColMajor" and (rows * es) % 32 and cols != 1:
+            raise VerifyError(f"a DN tile's column ({rows} x {es} B) must be a multiple of 32 "
+                              f"bytes", op=op)
+    else:
+        ir, ic = fractal_box(dt, slayout, fractal)
+        if cols % ic:
+            raise VerifyError(f"{name} tile cols {cols} must be a multiple of the fractal's "
+                              f"{ic} columns", op=op)
+        if rows % ir and tile_type != "Vec" and rows != 1:
+            raise VerifyError(f"{name} tile rows {rows} must be a multiple of the fractal's "
+                              f"{ir} rows", op=op)
+    if pad not in PAD_NAMES and (isinstance(pad, bool) or not isinstance(pad, (int, float))):
+        raise VerifyError(f"pad must be Null, Zero, Max, Min or a number, got {pad!r}", op=op)
+
