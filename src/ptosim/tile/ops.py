@@ -22,6 +22,11 @@ from .tensor import GlobalTensor, make_global_tensor
 from .tile import SPACE_OF, Tile, check_tile, pad_element
 
 _TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
+_SAME = {("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")}
+_LOAD_PAIRS = {   # (view layout, tile layout) a TLOAD may move, per target and tile role
+    "a2a3": {"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN")}},
+    "a5": {"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN"), ("DN", "NZ")}},
+}
 
 
 @contextmanager
@@ -100,9 +105,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         op = "TLOAD"
         _check_pair(op, t, g)
         src, dst, tl = g.layout, t.name, self.target.name
-        pairs = {"Vec": {("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")},
-                 "Mat": {("ND", "ND"), ("DN", "DN"), ("NZ", "NZ"), ("ND", "NZ"), ("DN", "ZN")}
-                 | ({("DN", "NZ")} if tl == "a5" else set())}
+        pairs = _LOAD_PAIRS[tl]
         if t.tile_type not in pairs:
             raise VerifyError(f"loads into Vec or Mat tiles only, got {t.tile_type}", op=op)
         if (src, dst) not in pairs[t.tile_type]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..errors import VerifyError
 from ..layout import Layout, gm_layout
@@ -18,15 +19,15 @@ class GlobalTensor:
     stride: tuple[int, int, int, int, int]
     layout: str = "ND"
 
-    @property
+    @cached_property
     def view(self) -> Layout:
         return gm_layout(self.layout, self.shape, self.stride)
 
-    @property
+    @cached_property
     def rows(self) -> int:
         return self.view.rows
 
-    @property
+    @cached_property
     def cols(self) -> int:
         return self.view.cols
 
