@@ -120,6 +120,10 @@ class CubeMoveOps(MachineState):
         src_lay, r, c = _l1_source(rows, cols, transpose, dt)
         src_buf, src_off = self.region(s, src_lay.span * dt.size, op=op, operand="src")
         dst_buf, dst_off = self.region(d, dst_lay.span * dt.size, op=op, operand="dst")
+        if not transpose and not transposed_dst and src_lay == dst_lay:
+            nbytes = dst_lay.span * dt.size          # same image on both sides: raw copy
+            dst_buf[dst_off:dst_off + nbytes] = src_buf[src_off:src_off + nbytes]
+            return
         mat = read_matrix(src_buf, src_off, src_lay, dt)
         mat = mat[:c, :r].T if transpose else mat[:r, :c]
         if transposed_dst:

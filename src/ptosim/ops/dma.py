@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -240,28 +241,9 @@ class DmaOps(MachineState):
             raise DtypeError(f"element type {d.dtype.name} ({d.dtype.size} B) is not an "
                              f"8/16/32-bit type", op=op, operand="dst")
         check_aligned(op, "dst", d)
-        if mode not in ("nd2nz", "dn2nz"):
-            raise VerifyError(f"mode must be 'nd2nz' or 'dn2nz', got {mode!r}", op=op,
-                              operand="mode")
-        n, dv = clause(op, "shape", shape, (2,))
-        n = field(op, "shape n_value", n, 16)
-        dv = field(op, "shape d_value", dv, 21)
-        lay = clause(op, "src_layout", src_layout, (1, 2))
-        inner = field(op, "src_layout inner_stride", lay[0], 40)
-        outer = field(op, "src_layout outer_stride", lay[1], 40) if len(lay) == 2 else 0
-        g, l2, l3, l4 = clause(op, "dst_group", dst_group, (4,))
-        g = field(op, "dst_group group_count", g, 16, 1)
-        l2 = field(op, "dst_group loop2_stride", l2, 16)
-        l3 = field(op, "dst_group loop3_stride", l3, 16)
-        l4 = field(op, "dst_group loop4_stride", l4, 16)
-        cache, small = clause(op, "ctrl", ctrl, (2,))
-        field(op, "ctrl l2_cache_ctrl", cache, 4)
-        if not isinstance(small, (bool, np.bool_, int, np.integer)) or small not in (0, 1):
-            raise FieldRangeError(f"ctrl smallc0_en must be a boolean, got {small!r}",
-                                  op=op, operand="ctrl")
-        if small and dv > 4:
-            raise VerifyError(f"small-C0 mode needs d_value <= 4, got {dv}", op=op,
-                              operand="shape")
+        clauses = (mode, shape, src_layout, dst_group, ctrl)
+        check = _frac_fields if _plain(clauses) else _frac_fields.__wrapped__
+        n, dv, inner, outer, g, l2, l3, l4, small = check(*clauses)
         if n == 0 or dv == 0:
             return
         es, c0 = d.dtype.size, d.dtype.c0
@@ -295,6 +277,49 @@ class DmaOps(MachineState):
             strided(db, base, rows, (tail,), (es,), npdt)[...] = \
                 strided(sb, so + full * c0 * cs, [(g, outer), (n, rs)], (tail,), (cs,), npdt)
             strided(db, base + tail * es, rows, (c0 - tail,), (es,), npdt)[...] = 0
+
+
+def _plain(values: tuple) -> bool:
+    """True when every clause is a tuple of exact ints / bools (or a str): only then may
+    the memoised checks be used, since 16.0 == 16 would share a cache entry."""
+    for v in values:
+        if isinstance(v, str):
+            continue
+        if type(v) is not tuple or any(type(x) not in (int, bool) for x in v):
+            return False
+    return True
+
+
+@lru_cache(maxsize=1024)
+def _frac_fields(mode: object, shape: object, src_layout: object, dst_group: object,
+                 ctrl: object) -> tuple:
+    """mte_gm_l1_frac's field checks; they depend on these operands only, so a kernel's
+    repeated loads are checked once (a failing set raises every time: errors are not
+    cached)."""
+    op = "mte_gm_l1_frac"
+    if mode not in ("nd2nz", "dn2nz"):
+        raise VerifyError(f"mode must be 'nd2nz' or 'dn2nz', got {mode!r}", op=op,
+                          operand="mode")
+    n, dv = clause(op, "shape", shape, (2,))
+    n = field(op, "shape n_value", n, 16)
+    dv = field(op, "shape d_value", dv, 21)
+    lay = clause(op, "src_layout", src_layout, (1, 2))
+    inner = field(op, "src_layout inner_stride", lay[0], 40)
+    outer = field(op, "src_layout outer_stride", lay[1], 40) if len(lay) == 2 else 0
+    g, l2, l3, l4 = clause(op, "dst_group", dst_group, (4,))
+    g = field(op, "dst_group group_count", g, 16, 1)
+    l2 = field(op, "dst_group loop2_stride", l2, 16)
+    l3 = field(op, "dst_group loop3_stride", l3, 16)
+    l4 = field(op, "dst_group loop4_stride", l4, 16)
+    cache, small = clause(op, "ctrl", ctrl, (2,))
+    field(op, "ctrl l2_cache_ctrl", cache, 4)
+    if not isinstance(small, (bool, np.bool_, int, np.integer)) or small not in (0, 1):
+        raise FieldRangeError(f"ctrl smallc0_en must be a boolean, got {small!r}",
+                              op=op, operand="ctrl")
+    if small and dv > 4:
+        raise VerifyError(f"small-C0 mode needs d_value <= 4, got {dv}", op=op,
+                          operand="shape")
+    return n, dv, inner, outer, g, l2, l3, l4, small
 
 
 def _frac_small_c0(m: MachineState, op: str, d: Ptr, src_reg: tuple[np.ndarray, int],
