@@ -146,6 +146,57 @@ def _trace(args: argparse.Namespace) -> int:
     return 0
 
 
+def _layout(args: argparse.Namespace) -> int:
+    import os
+    from .kernel import UsageError
+    from .layout_plot import gm_grid, layout_grid, render_layout, render_terminal
+
+    def ints(text: str, sep: str, flag: str, count: int) -> tuple[int, ...]:
+        try:
+            values = tuple(int(v) for v in text.lower().split(sep))
+        except ValueError:
+            values = ()
+        if len(values) != count:
+            raise UsageError(f"{flag} expects {count} integers separated by {sep!r}, "
+                             f"got {text!r}")
+        return values
+
+    try:
+        if args.gm:
+            if args.layout or args.shape or args.valid:
+                raise UsageError("--gm draws a GlobalTensor view from --gm-shape and "
+                                 "--gm-stride; it takes no --layout, --shape or --valid")
+            if not args.gm_shape:
+                raise UsageError("--gm needs --gm-shape S0,S1,S2,S3,S4")
+            stride = ints(args.gm_stride, ",", "--gm-stride", 5) if args.gm_stride else None
+            grid = gm_grid(args.gm, ints(args.gm_shape, ",", "--gm-shape", 5), stride,
+                           args.dtype)
+        else:
+            if not args.layout or not args.shape:
+                raise UsageError("a tile picture needs --layout and --shape RxC "
+                                 "(or --gm for a GlobalTensor view)")
+            rows, cols = ints(args.shape, "x", "--shape", 2)
+            vr, vc = ints(args.valid, "x", "--valid", 2) if args.valid else (rows, cols)
+            grid = layout_grid(args.layout, rows, cols, args.dtype, valid=(vr, vc),
+                               fractal=args.fractal, tile_type=args.tile)
+        if args.output:
+            try:
+                render_layout(grid, path=args.output, view=args.view)
+            except OSError as err:
+                raise UsageError(f"cannot write {args.output}: {err.strerror or err}") \
+                    from None
+            print(f"wrote {args.output}")
+        else:
+            color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
+                                               and not os.environ.get("NO_COLOR"))
+            sys.stdout.write(render_terminal(grid, view=args.view, color=color))
+    except UsageError:
+        raise
+    except PtoError as err:
+        raise UsageError(err.detail) from None
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptosim", description="Functional simulator and verifier for the PTO ISA.")
@@ -181,6 +232,29 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--entry", metavar="FUNC")
     check.add_argument("--target", choices=sorted(TARGETS))
     check.set_defaults(func=_check)
+    from .layout_plot import TILE_TYPES
+    lay = sub.add_parser("layout", help="draw a tile or GlobalTensor layout: which logical "
+                                        "(row, col) lives at which offset")
+    lay.add_argument("--tile", choices=TILE_TYPES, metavar="TYPE",
+                     help=f"TileType ({' '.join(TILE_TYPES)}); Acc means fractal 1024")
+    lay.add_argument("--layout", type=str.lower, choices=("nd", "dn", "nz", "zn", "zz", "nn"))
+    lay.add_argument("--dtype", default="f16", help="element type (default f16)")
+    lay.add_argument("--shape", metavar="RxC", help="tile rows x cols, e.g. 32x48")
+    lay.add_argument("--valid", metavar="RxC", help="valid region (default the whole tile)")
+    lay.add_argument("--fractal", type=int, choices=(512, 1024, 32),
+                     help="fractal bytes (default 512, 1024 for Acc)")
+    lay.add_argument("--gm", type=str.upper, choices=("ND", "DN", "NZ"),
+                     help="draw a GlobalTensor 5-D view instead of a tile")
+    lay.add_argument("--gm-shape", metavar="S0,S1,S2,S3,S4")
+    lay.add_argument("--gm-stride", metavar="T0,T1,T2,T3,T4", help="default: packed")
+    lay.add_argument("--view", choices=("physical", "logical"),
+                     help="buffer as 32 B lines (tile default) or the logical matrix "
+                          "(GM default)")
+    lay.add_argument("-o", "--output", metavar="FILE.png|FILE.svg",
+                     help="write a picture; without it print a text grid")
+    lay.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="ANSI colours in the text grid (auto: on a terminal)")
+    lay.set_defaults(func=_layout)
     return parser
 
 
