@@ -283,8 +283,8 @@ def test_ptr_rejects_non_integer_block_and_steps():
 
 def test_planned_ops_raise_not_implemented():
     m = ptosim.Machine()
-    with pytest.raises(ptosim.NotImplementedOpError, match="TEXTRACT: TEXTRACT is a PTO op that "
+    with pytest.raises(ptosim.NotImplementedOpError, match="mad_mx: mad_mx is a PTO op that "
                                                            "ptosim does not implement yet"):
-        m.TEXTRACT(None, None, 0, 0)
+        m.mad_mx(None, None, None, 16, 16, 64)
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         m.nonsense

@@ -287,3 +287,89 @@ def test_micro_op_errors_are_reported_as_the_tile_op(m):
     g = m.global_tensor(m.gm(a), shape=(1, 1, 1, 16, 16), stride=(0, 0, 0, 1 << 41, 1))
     with pytest.raises(ptosim.FieldRangeError, match=r"^TLOAD: nburst src_stride .*\(in its mte_gm_ub\)"):
         m.TLOAD(m.tile("Vec", "f32", 16, 16), g)
+
+
+def nz_mat(m, a, rows, cols, name):
+    g = m.global_tensor(m.gm(a), shape=(1, 1, 1, *a.shape), stride=(0, 0, 0, a.shape[1], 1))
+    t = m.tile("Mat", name, rows, cols, blayout="ColMajor", slayout="RowMajor", valid=a.shape)
+    m.TLOAD(t, g)
+    return t
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+@pytest.mark.parametrize("role", ["Left", "Right"])
+def test_textract_full_window_equals_tmov(target, role):
+    """TEXTRACT at (0, 0) and TMOV (lowered to mte_l1_l0a/b) leave the same L0 bytes."""
+    a = ramp((64, 64), "f16")
+    images = []
+    for how in ("TMOV", "TEXTRACT"):
+        m = ptosim.Machine(target=target, poison=POISON)
+        src = nz_mat(m, a, 64, 64, "f16")
+        dst = m.tile(role, "f16", 64, 64)
+        m.TMOV(dst, src) if how == "TMOV" else m.TEXTRACT(dst, src, 0, 0)
+        images.append(raw(m, "l0a" if role == "Left" else "l0b")[:64 * 64 * 2].copy())
+    np.testing.assert_array_equal(images[0], images[1])
+
+
+def test_textract_window(m):
+    a = ramp((64, 96), "f16")
+    src = nz_mat(m, a, 64, 96, "f16")
+    left = m.tile("Left", "f16", 32, 48)
+    m.TEXTRACT(left, src, 16, 32)
+    np.testing.assert_array_equal(m.read_tile(left), a[16:48, 32:80])
+    right = m.tile("Right", "f16", 32, 32)
+    m.TEXTRACT(right, src, 32, 48)
+    np.testing.assert_array_equal(m.read_tile(right), a[32:64, 48:80])
+    with pytest.raises(VerifyError, match="must start on a fractal: row 8 a multiple of 16"):
+        m.TEXTRACT(left, src, 8, 0)
+    with pytest.raises(VerifyError, match="a 32x48 window at \\(48, 0\\) leaves the 64x96 source"):
+        m.TEXTRACT(left, src, 48, 0)
+
+
+def test_tinsert_vec_and_acc_to_mat(m):
+    big = m.tile("Vec", "f32", 16, 32)
+    m.write(big.ptr, np.zeros(16 * 32, np.float32))
+    small = m.tile("Vec", "f32", 8, 8)
+    m.write(small.ptr, np.arange(64, dtype=np.float32))
+    m.TINSERT(big, small, 4, 16)
+    want = np.zeros((16, 32), np.float32)
+    want[4:12, 16:24] = np.arange(64).reshape(8, 8)
+    np.testing.assert_array_equal(m.read_tile(big), want)
+    with pytest.raises(VerifyError, match="column 3 must start on a 32 B block"):
+        m.TINSERT(big, small, 0, 3)
+    # Acc (f32) -> Mat (f16, NZ): converted, placed at a fractal-aligned corner
+    acc = m.tile("Acc", "f32", 16, 16)
+    c = np.arange(256, dtype=np.float32).reshape(16, 16) + 0.5
+    m.write(acc.ptr, c.reshape(16, 1, 16).transpose(1, 0, 2))      # NZ 16x16 image
+    mat = m.tile("Mat", "f16", 32, 32, blayout="ColMajor", slayout="RowMajor")
+    m.write(mat.ptr, np.zeros(32 * 32, np.float16))
+    m.TINSERT(mat, acc, 16, 16)
+    got = m.read_tile(mat)
+    np.testing.assert_array_equal(got[16:, 16:], c.astype(np.float16))
+    assert (got[:16] == 0).all() and (got[:, :16] == 0).all()
+
+
+def test_tfillpad_vec_and_mat(m):
+    src = m.tile("Vec", "f32", 8, 16, valid=(5, 11), pad="Null")
+    m.write(src.ptr, np.arange(128, dtype=np.float32))
+    dst = m.tile("Vec", "f32", 8, 16, valid=(7, 16), pad=-1.5)
+    m.TFILLPAD(dst, src)
+    whole = m.read(dst.ptr, 128).reshape(8, 16)
+    want = np.full((8, 16), POISON_F32(), np.float32)
+    want[:5] = np.arange(128).reshape(8, 16)[:5]
+    want[:5, 11:] = -1.5                       # pads differ: from the valid edge on
+    want[5:7] = -1.5
+    np.testing.assert_array_equal(whole[:7], want[:7])
+    assert (m.read(dst.ptr + 7 * 16, 16).view(np.uint32) == 0xCDCDCDCD).all()   # untouched
+    mat = nz_mat(m, ramp((20, 40), "f16"), 32, 48, "f16")
+    m.TFILLPAD(mat, mat)
+    got = m.read_tile(m.tile("Mat", "f16", 32, 48, blayout="ColMajor", slayout="RowMajor",
+                             addr=mat.ptr.offset))
+    assert (got[20:] == 0).all() and (got[:, 48:] == 0).all()
+    np.testing.assert_array_equal(got[:20, :40], ramp((20, 40), "f16"))
+    with pytest.raises(VerifyError, match="pad value must not be Null"):
+        m.TFILLPAD(m.tile("Vec", "f32", 8, 16), src)
+
+
+def POISON_F32():
+    return np.frombuffer(bytes([POISON] * 4), np.float32)[0]

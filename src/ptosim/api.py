@@ -9,7 +9,6 @@ from .tile.ops import TileOps
 PLANNED_OPS = frozenset({
     "mte_l1_l0a_mx", "mte_l1_l0b_mx", "mad_mx", "mad_mx_acc", "mad_mx_bias",
     "set_flag", "wait_flag", "barrier", "pipe_barrier",
-    "TEXTRACT", "TINSERT", "TFILLPAD",
 })
 
 

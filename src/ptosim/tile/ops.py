@@ -290,6 +290,105 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                 raise NotImplementedOpError(f"TMOV {pair[0]} -> {pair[1]} is not implemented "
                                             f"yet", op=op)
 
+    # --- TEXTRACT / TINSERT / TFILLPAD ------------------------------------------------------
+    def _matrix(self, t: Tile) -> np.ndarray:
+        """A writable (rows, cols) view of the whole tile when its layout allows one, else
+        a copy (callers write back with `_store_matrix`)."""
+        buf, off = self.region(t.ptr, t.nbytes, op="tile", operand="tile")
+        return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols)
+
+    def _store_matrix(self, t: Tile, rows: slice, cols: slice, values: np.ndarray) -> None:
+        buf, off = self.region(t.ptr, t.nbytes, op="tile", operand="tile")
+        idx = t.layout.offsets()[rows, cols]
+        buf[off:off + t.nbytes].view(t.dtype.np)[idx] = values
+
+    def TEXTRACT(self, dst: Tile, src: Tile, r0: int, c0: int) -> None:
+        """dst(i, j) = src(r0 + i, c0 + j) over dst's whole fractals (Mat -> Left / Right).
+        The L1 -> L0 micro-ops have no source stride, so this moves the fractals directly
+        (docs/semantics.md, "Tile level")."""
+        op = "TEXTRACT"
+        pair = (src.tile_type, dst.tile_type)
+        if pair not in (("Mat", "Left"), ("Mat", "Right")):
+            raise NotImplementedOpError(f"TEXTRACT {pair[0]} -> {pair[1]} is not implemented "
+                                        f"(Mat -> Left / Right are)", op=op)
+        if src.dtype.np != dst.dtype.np:
+            raise VerifyError(f"element types differ: {src.dtype.name} -> {dst.dtype.name}",
+                              op=op)
+        if src.name not in ("NZ", "ZN"):
+            raise VerifyError(f"the Mat source must be NZ or ZN, got {src.name}", op=op)
+        if r0 < 0 or c0 < 0 or r0 + dst.rows > src.rows or c0 + dst.cols > src.cols:
+            raise VerifyError(f"a {dst.rows}x{dst.cols} window at ({r0}, {c0}) leaves the "
+                              f"{src.rows}x{src.cols} source", op=op)
+        c0_elems = src.dtype.c0
+        row_step, col_step = (16, c0_elems) if dst.tile_type == "Left" else (c0_elems, 16)
+        if r0 % row_step or c0 % col_step:
+            raise VerifyError(f"the window must start on a fractal: row {r0} a multiple of "
+                              f"{row_step}, column {c0} of {col_step}", op=op)
+        window = self._matrix(src)[r0:r0 + dst.rows, c0:c0 + dst.cols]
+        self._store_matrix(dst, slice(None), slice(None), window)
+
+    def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int) -> None:
+        """dst(r0 + i, c0 + j) = src(i, j): Vec -> Vec (ND) over src's valid region, and
+        Acc -> Mat (NZ) over src's rows x align(valid cols, C0), converting f32 to the Mat
+        type (round to nearest even)."""
+        op = "TINSERT"
+        pair = (src.tile_type, dst.tile_type)
+        vr, vc = src.valid
+        if pair == ("Vec", "Vec"):
+            if src.name != "ND" or dst.name != "ND" or src.dtype.np != dst.dtype.np:
+                raise VerifyError("Vec -> Vec inserts need ND tiles of one element type", op=op)
+            rows, cols = vr, vc
+            if (c0 * dst.dtype.size) % 32:
+                raise VerifyError(f"column {c0} must start on a 32 B block", op=op)
+        elif pair == ("Acc", "Mat"):
+            if dst.name != "NZ":
+                raise VerifyError(f"Acc -> Mat inserts into NZ tiles, got {dst.name}", op=op)
+            rows, cols = src.rows, align(vc, dst.dtype.c0)
+            if r0 % 16 or c0 % dst.dtype.c0:
+                raise VerifyError(f"the insert must start on a fractal: row {r0} a multiple of "
+                                  f"16, column {c0} of {dst.dtype.c0}", op=op)
+        else:
+            raise NotImplementedOpError(f"TINSERT {pair[0]} -> {pair[1]} is not implemented "
+                                        f"(Vec -> Vec, Acc -> Mat are)", op=op)
+        if r0 < 0 or c0 < 0 or r0 + rows > dst.rows or c0 + cols > dst.cols:
+            raise VerifyError(f"a {rows}x{cols} insert at ({r0}, {c0}) leaves the "
+                              f"{dst.rows}x{dst.cols} destination", op=op)
+        values = self._matrix(src)[:rows, :cols]
+        with np.errstate(over="ignore", invalid="ignore"):
+            self._store_matrix(dst, slice(r0, r0 + rows), slice(c0, c0 + cols),
+                               values.astype(dst.dtype.np))
+
+    def TFILLPAD(self, dst: Tile, src: Tile) -> None:
+        """Vec ND: copy src's valid rows and fill the rest of dst's valid region with dst's
+        pad value; Mat NZ (dst is src): zero rows below the valid region and column blocks
+        past it. Lanes of the last partial 32 B block keep their data unless the pads differ."""
+        op = "TFILLPAD"
+        if (src.rows, src.cols) != (dst.rows, dst.cols) or src.dtype.np != dst.dtype.np:
+            raise VerifyError("TFILLPAD needs tiles of one shape and element type", op=op)
+        if dst.dtype.size not in (1, 2, 4):
+            raise VerifyError(f"TFILLPAD needs 8/16/32-bit elements, got {dst.dtype.name}", op=op)
+        fill = pad_element(dst.pad, dst.dtype)
+        svr, svc = src.valid
+        whole = self._matrix(dst)
+        if dst.tile_type == "Mat" and dst.name == "NZ" and src.ptr == dst.ptr:
+            zero = np.zeros(1, dst.dtype.np)[0]
+            lanes = align(svc, dst.dtype.c0)
+            self._store_matrix(dst, slice(svr, dst.rows), slice(0, lanes), zero)
+            self._store_matrix(dst, slice(0, dst.rows), slice(lanes, dst.cols), zero)
+            return
+        if dst.tile_type != "Vec" or dst.name != "ND" or src.name != "ND":
+            raise NotImplementedOpError("TFILLPAD is implemented for Vec ND tiles and an NZ Mat "
+                                        "tile in place", op=op)
+        if fill is None:
+            raise VerifyError("the destination's pad value must not be Null", op=op)
+        dvr, _ = dst.valid
+        lanes = align(svc, dst.dtype.c0)
+        data = self._matrix(src)[:svr].copy()
+        whole[:svr] = data
+        first = svc if dst.pad != src.pad else lanes
+        whole[:svr, first:] = fill[0]
+        whole[svr:max(dvr, svr)] = fill[0]
+
     # --- TMATMUL -------------------------------------------------------------------------
     def TMATMUL(self, acc: Tile, left: Tile, right: Tile) -> None:
         """acc = left . right over the valid shapes (m = left rows, k = left cols,
