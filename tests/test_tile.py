@@ -249,6 +249,9 @@ def test_automatic_placement_never_overlaps(m):
     tiles = [m.tile("Vec", "f32", 16, 16) for _ in range(3)] + [m.tile("Left", "f16", 16, 16)]
     starts = [t.ptr.offset for t in tiles[:3]]
     assert starts == [0, 1024, 2048] and tiles[3].ptr.offset == 0
+    pinned = m.tile("Mat", "f16", 16, 16, addr=4096)             # TASSIGN, then automatic
+    after = m.tile("Mat", "f16", 16, 16)
+    assert after.ptr.offset >= pinned.ptr.offset + pinned.nbytes
 
 
 @pytest.mark.parametrize("call, err, msg", [

@@ -66,6 +66,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         nbytes = rows * cols * dt.size
         if addr is None:
             addr = self._place(space, subblock, nbytes)
+        else:                      # automatic placement continues after explicit tiles
+            nxt = self.__dict__.setdefault("_tile_next", {})
+            nxt[(space, subblock)] = max(nxt.get((space, subblock), 0), addr + nbytes)
         sub = subblock if space == "ub" else 0
         if addr % 32 or addr + nbytes > self.target.capacity[space]:
             raise VerifyError(f"a {nbytes} B {tile_type} tile at byte {addr} must be 32-byte "
