@@ -51,6 +51,56 @@ Other ops and their accessors:
 - `GetCtrlOp`: ``.result``; `SetCtrlOp`: ``.value``; `Sbitset0Op` / `Sbitset1Op`:
   ``.value``, ``.bit``, ``.result``, class constant ``BIT_VALUE`` (0 or 1).
 
+Tile level
+----------
+Tile ops (`TILE_OPS`, all subclasses of `TileOp`, written ``ins(...) outs(%dst : T)``)
+carry ``TILE_METHOD`` (the Machine method) and ``tile_call() -> (positional, {})`` in that
+method's argument order; the SSAValues stand for Tiles (``!pto.tile_buf``), GlobalTensors
+(``!pto.partition_tensor_view`` / ``!pto.tensor_view``) and ints (index)::
+
+    pos, kw = op.tile_call()        # substitute Tile / GlobalTensor / int, then
+    getattr(machine, op.TILE_METHOD)(*pos, **kw)
+
+- `TLoadOp` ``pto.tload``: TLOAD(tile, view); `TStoreOp` ``pto.tstore``: TSTORE(view, tile);
+  `TMovOp` ``pto.tmov``: TMOV(dst, src).
+- `TMatmulOp` ``pto.tmatmul``: TMATMUL(acc, left, right); `TMatmulBiasOp`
+  ``pto.tmatmul.bias``: TMATMUL_BIAS(acc, left, right, bias); `TMatmulAccOp`
+  ``pto.tmatmul.acc ins(%c_in, %a, %b) outs(%c)``: TMATMUL_ACC(c, a, b) -- the call passes
+  the destination; ``.acc_in`` is the input accumulator (often the same value as ``.dst``;
+  when it is another tile, copy its valid region into dst first).
+- `TExtractOp` ``pto.textract``: TEXTRACT(dst, src, row, col); `TInsertOp`
+  ``pto.tinsert``: TINSERT(dst, src, row, col).
+- `TFillPadOp` / `TFillPadExpandOp` / `TFillPadInplaceOp` (``pto.tfillpad``,
+  ``_expand``, ``_inplace``): TFILLPAD(dst, src); class constant ``FILL_MODE`` is
+  ``"plain" | "expand" | "inplace"``.
+
+Operands are also attributes by their ``.pto`` names: ``.src .dst .lhs .rhs .bias .acc_in
+.row .col``; ``SLOTS`` lists (name, kind) in source order, ``CALL`` the Machine order.
+The front end checks operand kinds and, for the matmuls, tile locs (left / right / acc /
+bias), tload dst vec|mat and tstore src vec|mat|acc; everything else (shapes, layouts,
+dtypes per target) is the Machine's to verify.
+
+- `MakeTensorViewOp`: ``.ptr`` (GM pointer), ``shape_operands()``, ``stride_operands()``
+  (elements), ``layout()`` -> ``"ND" | "DN" | "NZ" | None`` (``{layout = #pto.layout<..>}``),
+  ``.result`` (``!pto.tensor_view``).
+- `PartitionViewOp`: ``.source``, ``offset_operands()``, ``size_operands()``, ``.result``
+  (``!pto.partition_tensor_view``).
+- `AllocTileOp`: ``addr()`` (i64 byte address in the tile's buffer), ``valid_row()``,
+  ``valid_col()`` -> SSAValue | None (present exactly when that valid dim is ``?``),
+  ``.result``.
+- `TileBufAddrOp`: ``.tile`` -> ``.result`` (pointer into the tile's buffer).
+- `constant_int(value)`: the int of an ``arith.constant`` operand, else None.
+
+Tile types (`TileBufType`, both ``.pto`` spellings, printed compact without defaults) and
+views (`TensorViewType`, `PartitionTensorViewType`, rank 1..5, ``?`` dims)::
+
+    tile_info(t) -> {"tile_type": "Vec"|"Mat"|"Left"|"Right"|"Acc"|"Bias"|"Scaling",
+                     "dtype": "f32", "rows": R, "cols": C, "valid": (vr|None, vc|None),
+                     "blayout": "RowMajor"|"ColMajor", "slayout": "NoneBox"|"RowMajor"|
+                     "ColMajor", "fractal": 512|1024|32, "pad": "Null"|"Zero"|"Max"|"Min",
+                     "compact": "Null"|"Normal"|"RowPlusOne", "loc": "vec", "space": "ub"}
+    view_info(t) -> ([d0, ..., dn] with None for ?, dtype_name)
+
 Types: `ptr_info(type) -> (dtype_name, space)` for ``!pto.ptr<T, space>`` and
 ``memref<?xT, #pto.address_space<X>>`` alike (canonical spaces gm l1 l0a l0b l0c ub bt
 fb); `is_pointer_type(type)`. Module attributes (``pto.target_arch``, ``pto.kernel_kind``
@@ -74,6 +124,12 @@ from .structure_ops import (GetBlockIdxOp, GetBlockNumOp, GetSubblockIdxOp, GetS
 from .sync_ops import (BarrierOp, GetBufOp, MemBarOp, PipeBarrierOp, RlsBufOp, SetFlagOp,
                        SyncSetOp, SyncWaitOp, WaitFlagOp)
 from .text import load_context, location, op_location, parse_module, print_module
+from .tile_ops import (TILE_OPS, AllocTileOp, MakeTensorViewOp, PartitionViewOp, TExtractOp,
+                       TFillPadExpandOp, TFillPadInplaceOp, TFillPadOp, TileBufAddrOp, TileOp,
+                       TInsertOp, TLoadOp, TMatmulAccOp, TMatmulBiasOp, TMatmulOp, TMovOp,
+                       TStoreOp, constant_int)
+from .tile_types import (LayoutAttr, PartitionTensorViewType, TensorViewType, TileBufType,
+                         is_tile_type, is_view_type, tile_info, view_info)
 
 __all__ = [
     "parse_module", "print_module", "load_context", "location", "op_location", "ptr_info",
@@ -89,4 +145,9 @@ __all__ = [
     "GetBlockNumOp", "GetSubblockIdxOp", "GetSubblockNumOp", "SetFlagOp", "WaitFlagOp",
     "BarrierOp", "PipeBarrierOp", "SyncSetOp", "SyncWaitOp", "GetBufOp", "RlsBufOp",
     "MemBarOp", "GetCtrlOp", "SetCtrlOp", "Sbitset0Op", "Sbitset1Op",
+    "TILE_OPS", "TileOp", "TileBufType", "TensorViewType", "PartitionTensorViewType",
+    "LayoutAttr", "tile_info", "view_info", "is_tile_type", "is_view_type", "constant_int",
+    "MakeTensorViewOp", "PartitionViewOp", "AllocTileOp", "TileBufAddrOp", "TLoadOp",
+    "TStoreOp", "TMovOp", "TMatmulOp", "TMatmulAccOp", "TMatmulBiasOp", "TExtractOp",
+    "TInsertOp", "TFillPadOp", "TFillPadExpandOp", "TFillPadInplaceOp",
 ]

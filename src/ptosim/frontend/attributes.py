@@ -162,7 +162,9 @@ def parse_ptr_body(parser: AttrParser, opened: bool = False) -> tuple[Attribute,
 
 # --- attributes ----------------------------------------------------------------------------
 class _WordAttr(ParametrizedAttribute):
-    """An attribute holding one word from a closed set, printed as ``#pto.x<word>``."""
+    """An attribute holding one word from a closed set, printed as ``#pto.x<word>``.
+    Each subclass redeclares ``value``: the dataclass equality of an attribute class sees
+    only the parameters declared on decorated classes."""
 
     CHOICES: ClassVar[tuple[str, ...]] = ()
     WHAT: ClassVar[str] = ""
@@ -191,6 +193,8 @@ class PipeAttr(_WordAttr):
     """``#pto.pipe<PIPE_X>``."""
 
     name = "pto.pipe"
+
+    value: StringAttr
     CHOICES = PIPES
     WHAT = "a pipe"
 
@@ -200,6 +204,8 @@ class KernelKindAttr(_WordAttr):
     """``#pto.kernel_kind<cube|vector>`` (module attribute ``pto.kernel_kind``)."""
 
     name = "pto.kernel_kind"
+
+    value: StringAttr
     CHOICES = KERNEL_KINDS
     WHAT = "a kernel kind"
 
@@ -210,6 +216,8 @@ class AddressSpaceAttr(_WordAttr):
     the enum mnemonic (gm mat left ...); canonical pointer names are accepted on input."""
 
     name = "pto.address_space"
+
+    value: StringAttr
     CHOICES = tuple(_MNEMONIC.values()) + SPACES[1:]
     WHAT = "an address space"
 

@@ -18,6 +18,8 @@ from .structure_ops import (GetBlockIdxOp, GetBlockNumOp, GetSubblockIdxOp, GetS
                             SectionCubeOp, SectionVectorOp)
 from .sync_ops import (BarrierOp, GetBufOp, MemBarOp, PipeBarrierOp, RlsBufOp, SetFlagOp,
                        SyncSetOp, SyncWaitOp, WaitFlagOp)
+from .tile_ops import TILE_OPS, VIEW_OPS
+from .tile_types import LayoutAttr, PartitionTensorViewType, TensorViewType, TileBufType
 
 MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,
@@ -34,7 +36,7 @@ OTHER_OPS = (
 
 PTO = Dialect(
     "pto",
-    [*MICRO_OPS, *OTHER_OPS],
+    [*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS],
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
-     KernelKindAttr],
+     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr],
 )

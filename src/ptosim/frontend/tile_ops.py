@@ -1,0 +1,690 @@
+"""Tile-level ops: GM views, tile allocation, and the destination-passing tile ops.
+
+::
+
+    %v  = pto.make_tensor_view %ptr, shape = [%d0, ...], strides = [%t0, ...]
+              [{layout = #pto.layout<nd|dn|nz>}] : !pto.tensor_view<D0x...xT>
+    %pv = pto.partition_view %v, offsets = [%o0, ...], sizes = [%s0, ...]
+              : !pto.tensor_view<...> [-> !pto.partition_tensor_view<...>]
+    %t  = pto.alloc_tile [addr = %a] [valid_row = %r] [valid_col = %c] : !pto.tile_buf<...>
+    %p  = pto.tile_buf_addr %t : !pto.tile_buf<...> -> !pto.ptr<T, space>
+
+    pto.tload ins(%pv : !pto.partition_tensor_view<...>) outs(%t : !pto.tile_buf<...>)
+    pto.tstore ins(%t : !pto.tile_buf<...>) outs(%pv : !pto.partition_tensor_view<...>)
+    pto.tmov ins(%src : TB) outs(%dst : TB)
+    pto.tmatmul ins(%a, %b : TB, TB) outs(%c : TB)
+    pto.tmatmul.acc ins(%c_in, %a, %b : TB, TB, TB) outs(%c : TB)
+    pto.tmatmul.bias ins(%a, %b, %bias : TB, TB, TB) outs(%c : TB)
+    pto.textract ins(%src, %row, %col : TB, index, index) outs(%dst : TB)
+    pto.tinsert ins(%src, %row, %col : TB, index, index) outs(%dst : TB)
+    pto.tfillpad | pto.tfillpad_expand | pto.tfillpad_inplace ins(%src : TB) outs(%dst : TB)
+
+Operands whose type the syntax does not spell (the pointer, shape, strides, offsets, sizes,
+addr, valid_row, valid_col) take the type they were defined with; shape-like operands must
+be index or integer scalars. The view pointer must be a GM pointer of the view's element;
+a static view dim must equal a constant size operand; a partition without ``->`` gets the
+type inferred from its constant sizes (``?`` for the others); the printer always writes
+``->``. ``valid_row``/``valid_col`` are present exactly when that valid dim is ``?``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.ir import Attribute, OpResult, SSAValue
+from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_op_definition,
+                       operand_def, opt_operand_def, opt_prop_def, result_def, traits_def,
+                       var_operand_def)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
+from .syntax import (Operands, keyword, parse_type_at, parse_types, print_types, print_values,
+                     resolve_untyped)
+from .tile_types import (LayoutAttr, PartitionTensorViewType, TensorViewType, TileBufType,
+                         tile_space)
+
+
+def constant_int(value: SSAValue) -> int | None:
+    """The value of an ``arith.constant`` integer / index operand, else None."""
+    if isinstance(value, OpResult) and isinstance(value.owner, ConstantOp) \
+            and isinstance(value.owner.value, IntegerAttr):
+        return value.owner.value.value.data
+    return None       # not a constant, a block argument, or not defined yet
+
+
+def _operand_list(parser: Parser, op_name: str, clause: str) -> tuple[list[UnresolvedOperand],
+                                                                     int]:
+    """``clause = [%a, %b, ...]``; returns the operands and where the list starts."""
+    keyword(parser, clause, op_name)
+    parser.parse_punctuation("=", f" after {clause}")
+    pos = parser.pos
+    items = parser.parse_comma_separated_list(
+        parser.Delimiter.SQUARE,
+        lambda: parser.parse_unresolved_operand(f"{op_name}: expected an SSA operand in "
+                                                f"{clause} = [...]"))
+    return items, pos
+
+
+def _resolve_ints(parser: Parser, op_name: str, clause: str,
+                  operands: Sequence[UnresolvedOperand]) -> list[SSAValue]:
+    values = []
+    for i, operand in enumerate(operands):
+        value = resolve_untyped(parser, operand, IndexType())
+        if not is_int_type(value.type):
+            parser.raise_error(f"{op_name}: {clause}[{i}] must be an index or integer scalar, "
+                               f"got {value.type}", operand.span)
+        values.append(value)
+    return values
+
+
+def _static_mismatch(op_name: str, dims: Sequence[int | None], values: Sequence[SSAValue],
+                     clause: str) -> tuple[int, str] | None:
+    """A static dim of a type that differs from its constant operand: (index, message)."""
+    for i, (dim, value) in enumerate(zip(dims, values)):
+        const = constant_int(value)
+        if dim is not None and const is not None and const != dim:
+            return i, (f"{op_name}: {clause}[{i}] is {const} but the type's dim {i} is "
+                       f"{dim}")
+    return None
+
+
+# --- views -------------------------------------------------------------------------------------
+def _view_problem(ptr: Attribute, view: Attribute, n_shape: int,
+                  n_strides: int) -> tuple[str, str] | None:
+    """(where, why) a make_tensor_view is inconsistent: where is ptr / type / shape /
+    strides."""
+    if not isinstance(view, TensorViewType):
+        return "type", f"the result must be a !pto.tensor_view, got {view}"
+    if not is_pointer_type(ptr):
+        return "ptr", f"the source must be a !pto.ptr, got {ptr}"
+    dtype, space = ptr_info(ptr)
+    if space != "gm" or dtype != element_name(view.element):
+        return "ptr", (f"the source must be a GM pointer to {view.element}, got {ptr}")
+    rank = len(view.shape)
+    if n_shape != rank:
+        return "shape", f"shape has {n_shape} operands but the view has rank {rank}"
+    if n_strides != rank:
+        return "strides", f"strides has {n_strides} operands but the view has rank {rank}"
+    return None
+
+
+@irdl_op_definition
+class MakeTensorViewOp(IRDLOperation):
+    """A GM tensor: base pointer, one shape and one stride (elements) operand per dim,
+    optional GM layout hint."""
+
+    name = "pto.make_tensor_view"
+
+    ptr = operand_def()
+    shape = var_operand_def()
+    strides = var_operand_def()
+    layout_hint = opt_prop_def(LayoutAttr, prop_name="layout")
+    result = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> "MakeTensorViewOp":
+        name = cls.name
+        ptr = parser.parse_unresolved_operand(f"{name}: expected the pointer operand")
+        parser.parse_punctuation(",", " after the pointer")
+        shape, shape_pos = _operand_list(parser, name, "shape")
+        parser.parse_punctuation(",", " after shape = [...]")
+        strides, strides_pos = _operand_list(parser, name, "strides")
+        attr_pos = parser.pos
+        props: dict[str, Attribute] = {}
+        for key, value in parser.parse_optional_attr_dict().items():
+            if key != "layout" or not isinstance(value, LayoutAttr):
+                parser.raise_error(f"{name}: the only attribute is 'layout = "
+                                   f"#pto.layout<nd|dn|nz>', got '{key}'", attr_pos)
+            props["layout"] = value
+        parser.parse_punctuation(":", f" before the type of {name}")
+        view, type_pos = parse_type_at(parser)
+        default = PtrType(view.element) if isinstance(view, TensorViewType) else None
+        ptr_value = resolve_untyped(parser, ptr, default)
+        problem = _view_problem(ptr_value.type, view, len(shape), len(strides))
+        if problem is not None:
+            where = {"type": type_pos, "ptr": ptr.span, "shape": shape_pos,
+                     "strides": strides_pos}[problem[0]]
+            parser.raise_error(f"{name}: {problem[1]}", where)
+        shape_values = _resolve_ints(parser, name, "shape", shape)
+        stride_values = _resolve_ints(parser, name, "strides", strides)
+        assert isinstance(view, TensorViewType)
+        if (bad := _static_mismatch(name, view.dims(), shape_values, "shape")) is not None:
+            parser.raise_error(bad[1], shape[bad[0]].span)
+        return cls.build(operands=[ptr_value, shape_values, stride_values],
+                         result_types=[view], properties=props)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.ptr)
+        printer.print_string(", shape = [")
+        print_values(printer, self.shape)
+        printer.print_string("], strides = [")
+        print_values(printer, self.strides)
+        printer.print_string("]")
+        if self.layout_hint is not None:
+            printer.print_string(" {layout = ")
+            printer.print_attribute(self.layout_hint)
+            printer.print_string("}")
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        problem = _view_problem(self.ptr.type, self.result.type, len(self.shape),
+                                len(self.strides))
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem[1]}")
+        for clause, values in (("shape", self.shape), ("strides", self.strides)):
+            for i, v in enumerate(values):
+                if not is_int_type(v.type):
+                    raise VerifyException(f"{self.name}: {clause}[{i}] must be an index or "
+                                          f"integer scalar, got {v.type}")
+        assert isinstance(self.result.type, TensorViewType)
+        if (bad := _static_mismatch(self.name, self.result.type.dims(), self.shape,
+                                    "shape")) is not None:
+            raise VerifyException(bad[1])
+
+    def shape_operands(self) -> list[SSAValue]:
+        return list(self.shape)
+
+    def stride_operands(self) -> list[SSAValue]:
+        """Strides in elements, one per dim."""
+        return list(self.strides)
+
+    def layout(self) -> str | None:
+        """``"ND"``, ``"DN"``, ``"NZ"`` from ``{layout = #pto.layout<...>}``, else None."""
+        return self.layout_hint.value.data.upper() if self.layout_hint is not None else None
+
+
+def _partition_problem(source: Attribute, result: Attribute, offsets: Sequence[SSAValue],
+                       sizes: Sequence[SSAValue]) -> tuple[str, str] | None:
+    """(where, why) a partition_view is inconsistent: where is type / result / offsets /
+    sizes, or (str(i) for a size index)."""
+    if not isinstance(source, TensorViewType):
+        return "type", f"the source must be a !pto.tensor_view, got {source}"
+    rank = len(source.shape)
+    if len(offsets) != rank:
+        return "offsets", f"offsets has {len(offsets)} operands but the view has rank {rank}"
+    if len(sizes) != rank:
+        return "sizes", f"sizes has {len(sizes)} operands but the view has rank {rank}"
+    if not isinstance(result, PartitionTensorViewType) or len(result.shape) != rank \
+            or result.element != source.element:
+        return "result", (f"the result must be a rank-{rank} !pto.partition_tensor_view of "
+                          f"{source.element}, got {result}")
+    src_dims, dims = source.dims(), result.dims()
+    for i in range(rank):
+        off, size = constant_int(offsets[i]), constant_int(sizes[i])
+        if (off is not None and off < 0) or (size is not None and size < 0):
+            return str(i), f"offset and size {i} must not be negative"
+        if size is not None and dims[i] is not None and size != dims[i]:
+            return str(i), f"sizes[{i}] is {size} but the result's dim {i} is {dims[i]}"
+        if off is not None and size is not None and src_dims[i] is not None \
+                and off + size > src_dims[i]:
+            return str(i), (f"offsets[{i}] + sizes[{i}] = {off + size} exceeds the source "
+                            f"dim {src_dims[i]}")
+    return None
+
+
+@irdl_op_definition
+class PartitionViewOp(IRDLOperation):
+    """A window of a tensor view: one offset and one size operand per dim; strides are the
+    source's."""
+
+    name = "pto.partition_view"
+
+    source = operand_def()
+    offsets = var_operand_def()
+    sizes = var_operand_def()
+    result = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> "PartitionViewOp":
+        name = cls.name
+        ops = Operands(parser, name)
+        ops.add("source", "tensor_view")
+        parser.parse_punctuation(",", " after the source view")
+        offsets, offsets_pos = _operand_list(parser, name, "offsets")
+        parser.parse_punctuation(",", " after offsets = [...]")
+        sizes, sizes_pos = _operand_list(parser, name, "sizes")
+        parser.parse_punctuation(":", f" before the types of {name}")
+        source_t = parse_type_at(parser)
+        (source,) = ops.resolve([source_t])
+        offset_values = _resolve_ints(parser, name, "offsets", offsets)
+        size_values = _resolve_ints(parser, name, "sizes", sizes)
+        result_pos = parser.pos
+        if parser.parse_optional_punctuation("->") is not None:
+            result_pos = parser.pos
+            result, _ = parse_type_at(parser)
+        else:
+            assert isinstance(source.type, TensorViewType)
+            result = PartitionTensorViewType([constant_int(v) for v in size_values],
+                                             source.type.element)
+        problem = _partition_problem(source.type, result, offset_values, size_values)
+        if problem is not None:
+            where = {"type": source_t[1], "offsets": offsets_pos, "sizes": sizes_pos,
+                     "result": result_pos}.get(problem[0])
+            parser.raise_error(f"{name}: {problem[1]}",
+                               where if where is not None else sizes[int(problem[0])].span)
+        return cls.build(operands=[source, offset_values, size_values], result_types=[result])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(", offsets = [")
+        print_values(printer, self.offsets)
+        printer.print_string("], sizes = [")
+        print_values(printer, self.sizes)
+        printer.print_string("] : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        problem = _partition_problem(self.source.type, self.result.type, self.offsets,
+                                     self.sizes)
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem[1]}")
+        for clause, values in (("offsets", self.offsets), ("sizes", self.sizes)):
+            for i, v in enumerate(values):
+                if not is_int_type(v.type):
+                    raise VerifyException(f"{self.name}: {clause}[{i}] must be an index or "
+                                          f"integer scalar, got {v.type}")
+
+    def offset_operands(self) -> list[SSAValue]:
+        """Element offsets into the source, one per dim."""
+        return list(self.offsets)
+
+    def size_operands(self) -> list[SSAValue]:
+        return list(self.sizes)
+
+
+# --- tiles -------------------------------------------------------------------------------------
+_ALLOC_CLAUSES = (("addr", "addr_value", i64), ("valid_row", "valid_row_value", IndexType()),
+                  ("valid_col", "valid_col_value", IndexType()))
+
+
+def _alloc_problem(tile: Attribute, valid_row: SSAValue | None,
+                   valid_col: SSAValue | None) -> tuple[str, str] | None:
+    if not isinstance(tile, TileBufType):
+        return "type", f"the result must be a !pto.tile_buf, got {tile}"
+    for clause, value, dim in (("valid_row", valid_row, tile.valid_row.data),
+                               ("valid_col", valid_col, tile.valid_col.data)):
+        if (value is not None) != (dim < 0):
+            if value is None:
+                return "type", (f"the tile's {clause} is ? so the op needs "
+                                f"'{clause} = %value'")
+            return clause, f"{clause} is given but the tile's {clause} is static ({dim})"
+    return None
+
+
+@irdl_op_definition
+class AllocTileOp(IRDLOperation):
+    """A tile buffer; ``addr`` (i64 byte address in the tile's buffer) places it, the
+    valid operands give the dynamic (``?``) valid dims."""
+
+    name = "pto.alloc_tile"
+
+    addr_value = opt_operand_def()
+    valid_row_value = opt_operand_def()
+    valid_col_value = opt_operand_def()
+    result = result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> "AllocTileOp":
+        name = cls.name
+        given: dict[str, UnresolvedOperand] = {}
+        for clause, _, _ in _ALLOC_CLAUSES:
+            if parser.parse_optional_keyword(clause) is not None:
+                parser.parse_punctuation("=", f" after {clause}")
+                given[clause] = parser.parse_unresolved_operand(
+                    f"{name}: expected an SSA operand after '{clause} ='")
+        parser.parse_punctuation(":", f" before the type of {name} (clauses: [addr = %a] "
+                                      f"[valid_row = %r] [valid_col = %c], in this order)")
+        tile, type_pos = parse_type_at(parser)
+        values: dict[str, SSAValue] = {}
+        for clause, _, default in _ALLOC_CLAUSES:
+            if clause in given:
+                values[clause] = v = resolve_untyped(parser, given[clause], default)
+                if not is_int_type(v.type):
+                    parser.raise_error(f"{name}: {clause} must be an index or integer scalar, "
+                                       f"got {v.type}", given[clause].span)
+        problem = _alloc_problem(tile, values.get("valid_row"), values.get("valid_col"))
+        if problem is not None:
+            where = type_pos if problem[0] == "type" else given[problem[0]].span
+            parser.raise_error(f"{name}: {problem[1]}", where)
+        return cls.build(operands=[[values[c]] if c in values else [] for c, _, _ in
+                                   _ALLOC_CLAUSES], result_types=[tile])
+
+    def print(self, printer: Printer) -> None:
+        for clause, field, _ in _ALLOC_CLAUSES:
+            value = getattr(self, field)
+            if value is not None:
+                printer.print_string(f" {clause} = ")
+                printer.print_operand(value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        problem = _alloc_problem(self.result.type, self.valid_row_value, self.valid_col_value)
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem[1]}")
+        for clause, field, _ in _ALLOC_CLAUSES:
+            value = getattr(self, field)
+            if value is not None and not is_int_type(value.type):
+                raise VerifyException(f"{self.name}: {clause} must be an index or integer "
+                                      f"scalar, got {value.type}")
+
+    def addr(self) -> SSAValue | None:
+        """The byte address in the tile's buffer, or None (placed automatically)."""
+        return self.addr_value
+
+    def valid_row(self) -> SSAValue | None:
+        """The runtime valid row count (only when the type's valid row is ``?``)."""
+        return self.valid_row_value
+
+    def valid_col(self) -> SSAValue | None:
+        return self.valid_col_value
+
+
+def _addr_problem(tile: Attribute, ptr: Attribute) -> str | None:
+    if not isinstance(tile, TileBufType):
+        return f"the operand must be a !pto.tile_buf, got {tile}"
+    if not is_pointer_type(ptr):
+        return f"the result must be a !pto.ptr (or pointer memref), got {ptr}"
+    dtype, space = ptr_info(ptr)
+    if dtype != element_name(tile.element) or space != tile_space(tile):
+        return (f"the result must point to {tile.element} in {tile_space(tile)} (the "
+                f"{tile.loc.data} tile's buffer), got {ptr}")
+    return None
+
+
+@irdl_op_definition
+class TileBufAddrOp(IRDLOperation):
+    """The address of a tile's data, as a pointer into the tile's buffer."""
+
+    name = "pto.tile_buf_addr"
+
+    tile = operand_def()
+    result = result_def()
+
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> "TileBufAddrOp":
+        ops = Operands(parser, cls.name)
+        ops.add("tile", "tile")
+        parser.parse_punctuation(":", f" before the types of {cls.name}")
+        tile_t = parse_type_at(parser)
+        parser.parse_punctuation("->", f" between the types of {cls.name}")
+        ptr, pos = parse_type_at(parser)
+        (tile,) = ops.resolve([tile_t])
+        if (why := _addr_problem(tile.type, ptr)) is not None:
+            parser.raise_error(f"{cls.name}: {why}", pos)
+        return cls.build(operands=[tile], result_types=[ptr])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tile)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tile.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if (why := _addr_problem(self.tile.type, self.result.type)) is not None:
+            raise VerifyException(f"{self.name}: {why}")
+
+
+# --- destination-passing tile ops ---------------------------------------------------------
+class TileOp(IRDLOperation):
+    """A tile op written ``ins(...) outs(%dst : T)``; the interpreter runs it as
+    ``getattr(machine, TILE_METHOD)(*pos, **kw)`` with ``pos, kw = op.tile_call()`` after
+    replacing each SSAValue by its runtime value (Tile, GlobalTensor or int)."""
+
+    TILE_METHOD: ClassVar[str]
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]]   # (operand, kind): ins..., then the out
+    CALL: ClassVar[tuple[str, ...]]                # operands in the Machine method's order
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {}   # operand -> the tile locs it may have
+
+    @classmethod
+    def parse(cls, parser: Parser) -> "TileOp":
+        name = cls.name
+        ops = Operands(parser, name)
+        ins, out = cls.SLOTS[:-1], cls.SLOTS[-1]
+        keyword(parser, "ins", name)
+        parser.parse_punctuation("(", " after ins")
+        ops.add_list([label for label, _ in ins], [kind for _, kind in ins])
+        parser.parse_punctuation(":", f" before the ins(...) types of {name} ({len(ins)} "
+                                      f"operand{'s' if len(ins) > 1 else ''})")
+        types = parse_types(parser, len(ins), name)
+        _close(parser, name, "ins")
+        keyword(parser, "outs", name, "after ins(...)")
+        parser.parse_punctuation("(", " after outs")
+        ops.add(out[0], out[1])
+        parser.parse_punctuation(":", f" before the outs(...) type of {name}")
+        types += parse_types(parser, 1, name)
+        _close(parser, name, "outs")
+        pos = parser.pos
+        if parser.parse_optional_punctuation("{") is not None:
+            parser.raise_error(f"{name}: attributes are not supported", pos)
+        values = ops.resolve(types)
+        for (label, _), (t, type_pos) in zip(cls.SLOTS, types):
+            if (why := cls._role_problem(label, t)) is not None:
+                parser.raise_error(f"{name}: {label} {why}", type_pos)
+        return cls.build(operands=values)
+
+    def print(self, printer: Printer) -> None:
+        ins, out = self.operands[:-1], self.operands[-1]
+        printer.print_string(" ins(")
+        print_values(printer, ins)
+        printer.print_string(" : ")
+        print_types(printer, ins)
+        printer.print_string(") outs(")
+        printer.print_operand(out)
+        printer.print_string(" : ")
+        printer.print_attribute(out.type)
+        printer.print_string(")")
+
+    @classmethod
+    def _role_problem(cls, label: str, t: Attribute) -> str | None:
+        locs = cls.ROLES.get(label)
+        if locs is None or not isinstance(t, TileBufType) or t.loc.data in locs:
+            return None
+        return f"must be a {'|'.join(locs)} tile, got loc={t.loc.data}"
+
+    def verify_(self) -> None:
+        if len(self.operands) != len(self.SLOTS):
+            raise VerifyException(f"{self.name}: takes {len(self.SLOTS)} operands")
+        for (label, kind), value in zip(self.SLOTS, self.operands):
+            why = kind_error(kind, value.type) or self._role_problem(label, value.type)
+            if why is not None:
+                raise VerifyException(f"{self.name}: {label} {why}")
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        """Positional operands in the Machine method's order (no keywords)."""
+        return [getattr(self, label) for label in self.CALL], {}
+
+
+def _close(parser: Parser, name: str, clause: str) -> None:
+    pos = parser.pos
+    if parser.parse_optional_punctuation(",") is not None:
+        parser.raise_error(f"{name}: {clause}(...) has more types than operands", pos)
+    parser.parse_punctuation(")", f" to close {clause}(...)")
+
+
+@irdl_op_definition
+class TLoadOp(TileOp):
+    """GM view -> tile."""
+
+    name = "pto.tload"
+    TILE_METHOD: ClassVar[str] = "TLOAD"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "view"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"dst": ("vec", "mat")}
+
+    src = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TStoreOp(TileOp):
+    """Tile -> GM view."""
+
+    name = "pto.tstore"
+    TILE_METHOD: ClassVar[str] = "TSTORE"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "view"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("vec", "mat", "acc")}
+
+    src = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TMovOp(TileOp):
+    """Tile -> tile of another role or layout."""
+
+    name = "pto.tmov"
+    TILE_METHOD: ClassVar[str] = "TMOV"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
+
+    src = operand_def()
+    dst = operand_def()
+
+
+_MM_ROLES: dict[str, tuple[str, ...]] = {"lhs": ("left",), "rhs": ("right",),
+                                         "bias": ("bias",), "acc_in": ("acc",),
+                                         "dst": ("acc",)}
+
+
+@irdl_op_definition
+class TMatmulOp(TileOp):
+    """dst = lhs x rhs."""
+
+    name = "pto.tmatmul"
+    TILE_METHOD: ClassVar[str] = "TMATMUL"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("lhs", "tile"), ("rhs", "tile"),
+                                                    ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+
+    lhs = operand_def()
+    rhs = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TMatmulAccOp(TileOp):
+    """dst = acc_in + lhs x rhs. ``tile_call`` passes dst (not acc_in) as the Machine's
+    accumulator; when ``acc_in`` is another tile, copy it into dst first."""
+
+    name = "pto.tmatmul.acc"
+    TILE_METHOD: ClassVar[str] = "TMATMUL_ACC"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("acc_in", "tile"), ("lhs", "tile"),
+                                                    ("rhs", "tile"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+
+    acc_in = operand_def()
+    lhs = operand_def()
+    rhs = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TMatmulBiasOp(TileOp):
+    """dst = lhs x rhs + bias (per column)."""
+
+    name = "pto.tmatmul.bias"
+    TILE_METHOD: ClassVar[str] = "TMATMUL_BIAS"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("lhs", "tile"), ("rhs", "tile"),
+                                                    ("bias", "tile"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs", "bias")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+
+    lhs = operand_def()
+    rhs = operand_def()
+    bias = operand_def()
+    dst = operand_def()
+
+
+class _Window(TileOp):
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("row", "int"),
+                                                    ("col", "int"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src", "row", "col")
+
+    src = operand_def()
+    row = operand_def()
+    col = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TExtractOp(_Window):
+    """dst = src[row:, col:] (the dst's shape)."""
+
+    name = "pto.textract"
+    TILE_METHOD: ClassVar[str] = "TEXTRACT"
+
+
+@irdl_op_definition
+class TInsertOp(_Window):
+    """dst[row:, col:] = src."""
+
+    name = "pto.tinsert"
+    TILE_METHOD: ClassVar[str] = "TINSERT"
+
+
+class _FillPad(TileOp):
+    """Copy src's valid region into dst and fill the rest with dst's pad value."""
+
+    TILE_METHOD: ClassVar[str] = "TFILLPAD"
+    FILL_MODE: ClassVar[str]
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
+
+    src = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TFillPadOp(_FillPad):
+    name = "pto.tfillpad"
+    FILL_MODE: ClassVar[str] = "plain"
+
+
+@irdl_op_definition
+class TFillPadExpandOp(_FillPad):
+    """dst may be larger than src."""
+
+    name = "pto.tfillpad_expand"
+    FILL_MODE: ClassVar[str] = "expand"
+
+
+@irdl_op_definition
+class TFillPadInplaceOp(_FillPad):
+    """src and dst usually the same tile."""
+
+    name = "pto.tfillpad_inplace"
+    FILL_MODE: ClassVar[str] = "inplace"
+
+
+TILE_OPS: tuple[type[TileOp], ...] = (
+    TLoadOp, TStoreOp, TMovOp, TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TExtractOp,
+    TInsertOp, TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp,
+)
+VIEW_OPS = (MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp)
