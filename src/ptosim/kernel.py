@@ -53,6 +53,7 @@ class RunResult:
     outputs: dict[str, np.ndarray]      # every GM pointer parameter after the run
     findings: list[Any]                 # hazard-checker findings (empty when not checked)
     timeline: Any                       # interp.timeline.Timeline when traced, else None
+    machine: Any                        # the Machine after the run (every buffer, for a look)
     ops: int
     seconds: float
     target: str
@@ -145,7 +146,7 @@ class Kernel:
                 nbytes = np.asarray(bound[p.index]).nbytes
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
-        return RunResult(outs, findings, timeline, ex.ops_executed, seconds, tgt, self.entry)
+        return RunResult(outs, findings, timeline, m, ex.ops_executed, seconds, tgt, self.entry)
 
 
 def _scalar(p: Param, value: Any) -> Any:

@@ -59,6 +59,10 @@ def kernel_kind(module: ModuleOp, func: Operation) -> str:
         method = getattr(op, "MACHINE_METHOD", None)
         if method is not None:
             kinds.add("vector" if method in VECTOR_OPS else "cube")
+        if op.name == "pto.alloc_tile":       # tile kernels: the tiles' roles decide
+            from ..frontend import tile_info
+            kinds.add("vector" if tile_info(op.results[0].type)["tile_type"] == "Vec"
+                      else "cube")
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 

@@ -212,6 +212,9 @@ class Executor:
                 elif hasattr(op, "MACHINE_METHOD"):
                     self._micro(state, op)
                     continue
+                elif hasattr(op, "TILE_METHOD"):
+                    self._tile_op(state, op)
+                    continue
                 else:
                     gen_handler = _CONTROL.get(name)
                     if gen_handler is None:
@@ -258,6 +261,33 @@ class Executor:
         obs.begin_op(state.core, op, method, "atomic" in kwargs, args)
         try:
             getattr(self.m, method)(*args, **kwargs)
+        finally:
+            obs.end_op()
+
+
+    def _tile_op(self, state: CoreState, op: Operation) -> None:
+        """A tile op: resolve views, check it runs on the core that owns its tiles, call
+        the Machine's tile method (under the hazard checker when one observes)."""
+        from .tiles import resolve, tile_core, tile_pipe
+        method = op.TILE_METHOD  # type: ignore[attr-defined]
+        pos, kw = op.tile_call()  # type: ignore[attr-defined]
+        args = resolve([_resolve(state.env, a) for a in pos])
+        want = tile_core(args)
+        if state.core.kind != want:
+            where = "vector cores (AIV)" if want == "vector" else "cube core (AIC)"
+            raise KernelError(f"{method} on these tiles runs on the {where}, not on "
+                              f"{state.core.name}; put it in pto.section.{want}", op=op.name)
+        acc_in = getattr(op, "acc_in", None)
+        if acc_in is not None and state.env[acc_in] is not args[0]:
+            src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it
+            self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
+        obs = self.observer
+        if obs is None:
+            getattr(self.m, method)(*args, **kw)
+            return
+        obs.begin_op(state.core, op, method, False, args, pipe=tile_pipe(method, args))
+        try:
+            getattr(self.m, method)(*args, **kw)
         finally:
             obs.end_op()
 
@@ -374,6 +404,34 @@ def _addptr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [p + off]
 
 
+def _make_tensor_view(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    from .tiles import make_view
+    env = st.env
+    return [make_view(ex.m, env[op.ptr], [env[v] for v in op.shape_operands()],  # type: ignore[attr-defined]
+                      [env[v] for v in op.stride_operands()], op.layout())]  # type: ignore[attr-defined]
+
+
+def _partition_view(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    from .tiles import partition
+    env = st.env
+    return [partition(ex.m, env[op.source], [env[v] for v in op.offset_operands()],  # type: ignore[attr-defined]
+                      [env[v] for v in op.size_operands()])]  # type: ignore[attr-defined]
+
+
+def _alloc_tile(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    from ..frontend import tile_info
+    from .tiles import alloc_tile
+    env = st.env
+    get = lambda v: None if v is None else int(env[v])  # noqa: E731
+    return [alloc_tile(ex.m, tile_info(op.results[0].type), get(op.addr()),  # type: ignore[attr-defined]
+                       get(op.valid_row()), get(op.valid_col()),  # type: ignore[attr-defined]
+                       st.core.sub if st.core.kind == "vector" else 0, op)]
+
+
+def _tile_buf_addr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [st.env[op.tile].ptr]  # type: ignore[attr-defined]
+
+
 def _query(value: Callable[[Executor, CoreState], int]) -> Callable[..., list[Any]]:
     return lambda ex, st, op: [value(ex, st)]
 
@@ -430,6 +488,8 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "arith.fptosi": _to_int, "arith.fptoui": _to_int,
     "arith.extf": _float_cast, "arith.truncf": _float_cast,
     "pto.castptr": _castptr, "pto.addptr": _addptr,
+    "pto.make_tensor_view": _make_tensor_view, "pto.partition_view": _partition_view,
+    "pto.alloc_tile": _alloc_tile, "pto.tile_buf_addr": _tile_buf_addr,
     "pto.get_block_idx": _query(lambda ex, st: st.core.block),
     "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
     "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),

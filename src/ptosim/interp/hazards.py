@@ -125,8 +125,8 @@ class HazardChecker:
 
     # --- events from the executor ------------------------------------------------------
     def begin_op(self, core: Core, op: Operation, method: str, atomic: bool,
-                 args: list[Any] | None = None) -> None:
-        pipe = OP_PIPE.get(method, "S")
+                 args: list[Any] | None = None, pipe: str | None = None) -> None:
+        pipe = pipe or OP_PIPE.get(method, "S")
         tid = self._thread(core, pipe)
         self._tick(tid)
         self._current = (tid, op, method, core.name, pipe)

@@ -77,12 +77,15 @@ class Timeline:
         return self.ready.get((core.name, pipe), 0.0)
 
     def begin_op(self, core: Core, op: Operation, method: str, atomic: bool,
-                 args: list[Any] | None = None) -> None:
+                 args: list[Any] | None = None, pipe: str | None = None) -> None:
         flops, elem = 0, 2
         if method.startswith("mad") and args:
             m, n, k = (int(x) for x in args[-3:])
             flops, elem = 2 * m * n * k, args[0].dtype.size
-        self._op = (core, op, method, OP_PIPE.get(method, "S"), flops, elem)
+        elif method.startswith("TMATMUL") and args:      # (acc, left, right[, bias]) tiles
+            (m, k), n = args[1].valid, args[2].valid[1]
+            flops, elem = 2 * m * n * k, args[1].dtype.size
+        self._op = (core, op, method, pipe or OP_PIPE.get(method, "S"), flops, elem)
         self._bytes = {"R": 0, "W": 0}
 
     def access(self, buf: np.ndarray, start: int, nbytes: int, operand: str | None,

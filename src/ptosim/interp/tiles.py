@@ -1,0 +1,118 @@
+"""Tile-level `.pto` ops in the interpreter: tensor views, tile allocation, the tile ops.
+
+Views are GlobalTensors. A `make_tensor_view` without an explicit layout is resolved when
+a tile op uses it: the first reading among (the stride-inferred ND or DN, then NZ) whose
+logical shape equals the tile's valid region (docs/semantics.md, "Tile level in .pto").
+Tile ops call the Machine's tile methods (TLOAD, TMATMUL ...) with the same arguments as
+the Python API.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from xdsl.ir import Operation
+
+from ..errors import PtoError
+from ..tile.tensor import GlobalTensor
+from ..tile.tile import Tile
+
+# Pipe a tile op runs on, by method (TSTORE / TMOV / TINSERT depend on the source role).
+TILE_PIPES = {"TLOAD": "MTE2", "TMATMUL": "M", "TMATMUL_ACC": "M", "TMATMUL_BIAS": "M",
+              "TEXTRACT": "MTE1", "TFILLPAD": "V"}
+
+
+class TileKernelError(PtoError):
+    """A tile-level `.pto` construct ptosim cannot evaluate as written."""
+
+
+@dataclass(frozen=True)
+class View:
+    """A tensor view as written: the GlobalTensor plus whether its layout was explicit."""
+
+    tensor: GlobalTensor
+    explicit: bool
+
+
+def tile_pipe(method: str, args: list[Any]) -> str:
+    if method in TILE_PIPES:
+        return TILE_PIPES[method]
+    src = args[1] if method in ("TMOV", "TINSERT") else args[1] if method == "TSTORE" else None
+    if isinstance(src, Tile) and src.tile_type == "Acc":
+        return "FIX"
+    if method == "TSTORE":
+        return "MTE3"
+    if isinstance(src, Tile) and src.tile_type == "Mat":
+        return "MTE1"
+    return "V"
+
+
+def tile_core(args: list[Any]) -> str:
+    """Vector cores own Vec tiles only; anything touching another role runs on the cube."""
+    tiles = [a for a in args if isinstance(a, Tile)]
+    return "vector" if tiles and all(t.tile_type == "Vec" for t in tiles) else "cube"
+
+
+def make_view(machine: Any, ptr: Any, shape: list[int], strides: list[int],
+              layout: str | None) -> View:
+    """Right-align a rank <= 5 view into 5-D (leading sizes 1, packed leading strides)."""
+    if not 1 <= len(shape) <= 5 or len(shape) != len(strides):
+        raise TileKernelError(f"a tensor view needs 1 to 5 sizes and as many strides, got "
+                              f"{len(shape)} and {len(strides)}")
+    s = [1] * (5 - len(shape)) + list(shape)
+    t = [0] * (5 - len(strides)) + list(strides)
+    for i in range(4 - len(shape), -1, -1):
+        t[i] = s[i + 1] * t[i + 1]
+    guess = layout or ("DN" if t[3] == 1 and t[4] == s[3] and s[3] > 1 else "ND")
+    return View(machine.global_tensor(ptr, tuple(s), tuple(t), guess), layout is not None)
+
+
+def partition(machine: Any, view: View, offsets: list[int], sizes: list[int]) -> View:
+    """A window of a view: base moved by the offsets, sizes replaced, strides kept."""
+    g = view.tensor
+    if len(offsets) != len(sizes) or not 1 <= len(sizes) <= 5:
+        raise TileKernelError(f"partition_view needs matching offsets and sizes (1 to 5), got "
+                              f"{len(offsets)} and {len(sizes)}")
+    pad = 5 - len(sizes)
+    off = [0] * pad + list(offsets)
+    size = list(g.shape[:pad]) + list(sizes)
+    for o, z, full in zip(off, size, g.shape):
+        if o < 0 or z < 1 or o + z > full:
+            raise TileKernelError(f"partition offsets {offsets} and sizes {sizes} leave the "
+                                  f"view of shape {list(g.shape)}")
+    base = g.ptr + sum(o * st for o, st in zip(off, g.stride))
+    return View(machine.global_tensor(base, tuple(size), g.stride, g.layout), view.explicit)
+
+
+def resolve(args: list[Any]) -> list[Any]:
+    """Views -> GlobalTensors, choosing an implicit view's layout from its tile."""
+    tile = next((a for a in args if isinstance(a, Tile)), None)
+    out = []
+    for a in args:
+        if isinstance(a, View):
+            g = a.tensor
+            if not a.explicit and tile is not None and (g.rows, g.cols) != tile.valid:
+                for kind in ("NZ", "DN" if g.layout == "ND" else "ND"):
+                    cand = replace(g, layout=kind)
+                    if (cand.rows, cand.cols) == tile.valid:
+                        g = cand
+                        break
+            out.append(g)
+        else:
+            out.append(a)
+    return out
+
+
+def alloc_tile(machine: Any, info: dict[str, Any], addr: int | None,
+               valid_row: int | None, valid_col: int | None, sub: int, op: Operation) -> Tile:
+    vr, vc = info["valid"]
+    vr = valid_row if valid_row is not None else vr
+    vc = valid_col if valid_col is not None else vc
+    if vr is None or vc is None:
+        raise TileKernelError(f"{op.name}: a dynamic valid shape ('?') needs valid_row / "
+                              f"valid_col operands")
+    return machine.tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
+                        blayout=info["blayout"], slayout=info["slayout"],
+                        fractal=info["fractal"], valid=(vr, vc), pad=info["pad"], addr=addr,
+                        subblock=sub if info["tile_type"] == "Vec" else 0)
