@@ -338,8 +338,12 @@ def test_tinsert_vec_and_acc_to_mat(m):
     want = np.zeros((16, 32), np.float32)
     want[4:12, 16:24] = np.arange(64).reshape(8, 8)
     np.testing.assert_array_equal(m.read_tile(big), want)
-    with pytest.raises(VerifyError, match="column 3 must start on a 32 B block"):
-        m.TINSERT(big, small, 0, 3)
+    m.TINSERT(big, small, 0, 3)                       # a5 inserts at any column
+    assert (m.read_tile(big)[0:8, 3:11] == np.arange(64).reshape(8, 8)).all()
+    m2 = ptosim.Machine(target="a2a3")
+    big2, small2 = m2.tile("Vec", "f32", 16, 32), m2.tile("Vec", "f32", 8, 8)
+    with pytest.raises(VerifyError, match="column 3 must start on a 32 B block on a2a3"):
+        m2.TINSERT(big2, small2, 0, 3)
     # Acc (f32) -> Mat (f16, NZ): converted, placed at a fractal-aligned corner
     acc = m.tile("Acc", "f32", 16, 16)
     c = np.arange(256, dtype=np.float32).reshape(16, 16) + 0.5

@@ -146,6 +146,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         fill = pad_element(t.pad, t.dtype)
         if t.tile_type == "Mat" and self.target.name == "a5" and fill is None:
             fill = np.zeros(1, t.dtype.np)
+        if t.tile_type == "Mat" and self.target.name == "a2a3" and nd and vr == 1 and s0 == 1:
+            # one row: a2a3 moves it with nd2nz into contiguous C0 blocks (zero-filled tail)
+            self.mte_gm_l1_frac(g.ptr, t.ptr, "nd2nz", shape=(1, vc), src_layout=(t3 * es,),
+                                dst_group=(1, 1, 1, 1))
+            return
         if t.tile_type == "Mat" and self.target.name == "a2a3" and (length * es) % 32:
             raise VerifyError(f"an a2a3 Mat {g.layout} load moves whole 32 B blocks: "
                               f"{length} x {es} B is not a multiple of 32", op="TLOAD")
@@ -259,7 +264,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
 
     # --- TMOV ----------------------------------------------------------------------------
     def TMOV(self, dst: Tile, src: Tile, *, pre_quant: tuple | None = None) -> None:
-        """Mat -> Left / Right / Bias (whole tiles) and Acc -> Vec (a5, valid region)."""
+        """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec (ND), Acc -> Mat (NZ) and
+        Acc -> Vec (a5, ND)."""
         op = "TMOV"
         pair = (src.tile_type, dst.tile_type)
         with _lowered(op):
@@ -279,6 +285,13 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                 unit = self.target.bt_unit
                 self.mte_l1_bt(src.ptr, dst.ptr, -(-src.cols * src.dtype.size // unit),
                                nburst=(1, 0, 0))
+            elif pair == ("Vec", "Vec"):
+                self._tmov_vec(dst, src)
+            elif pair == ("Acc", "Mat"):
+                if (src.rows, src.cols) != (dst.rows, dst.cols):
+                    raise VerifyError(f"Acc -> Mat needs equal shapes, got {src.rows}x{src.cols} "
+                                      f"-> {dst.rows}x{dst.cols}", op=op)
+                self.TINSERT(dst, src, 0, 0)
             elif pair == ("Acc", "Vec"):
                 if dst.name != "ND":
                     raise NotImplementedOpError(f"TMOV Acc -> Vec into a {dst.name} tile (ND "
@@ -292,6 +305,23 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             else:
                 raise NotImplementedOpError(f"TMOV {pair[0]} -> {pair[1]} is not implemented "
                                             f"yet", op=op)
+
+    def _tmov_vec(self, dst: Tile, src: Tile) -> None:
+        """Vec -> Vec (ND): one 32 B-unit burst per valid row through mte_ub_ub, or a single
+        burst when the valid rows are whole tile rows of the same width."""
+        if src.name != "ND" or dst.name != "ND" or src.dtype.np != dst.dtype.np:
+            raise NotImplementedOpError("TMOV Vec -> Vec is implemented for ND tiles of one "
+                                        "element type", op="TMOV")
+        if dst.ptr.sub != src.ptr.sub:
+            raise VerifyError("Vec -> Vec stays in one vector core's UB", op="TMOV")
+        vr, vc = src.valid
+        es = src.dtype.size
+        units = -(-vc * es // 32)
+        if src.cols == dst.cols and vc == src.cols:
+            self.mte_ub_ub(src.ptr, dst.ptr, units * vr, nburst=(1, 0, 0))
+        else:
+            self.mte_ub_ub(src.ptr, dst.ptr, units,
+                           nburst=(vr, src.cols * es // 32 - units, dst.cols * es // 32 - units))
 
     # --- TEXTRACT / TINSERT / TFILLPAD ------------------------------------------------------
     def _matrix(self, t: Tile) -> np.ndarray:
@@ -341,8 +371,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             if src.name != "ND" or dst.name != "ND" or src.dtype.np != dst.dtype.np:
                 raise VerifyError("Vec -> Vec inserts need ND tiles of one element type", op=op)
             rows, cols = vr, vc
-            if (c0 * dst.dtype.size) % 32:
-                raise VerifyError(f"column {c0} must start on a 32 B block", op=op)
+            if self.target.name == "a2a3" and (c0 * dst.dtype.size) % 32:
+                raise VerifyError(f"column {c0} must start on a 32 B block on a2a3", op=op)
         elif pair == ("Acc", "Mat"):
             if dst.name != "NZ":
                 raise VerifyError(f"Acc -> Mat inserts into NZ tiles, got {dst.name}", op=op)

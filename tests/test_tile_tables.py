@@ -1,0 +1,246 @@
+"""Reference test-suite parameter tables, ported as facts (docs/research/tile-level.md §5):
+each case is run through the tile ops and checked against a golden built with numpy."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ptosim
+
+NP = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16, "i16": np.int16,
+      "ui16": np.uint16, "ui8": np.uint8, "i8": np.int8, "i32": np.int32, "i64": np.int64,
+      "ui64": np.uint64, "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}
+
+
+def al(x, a):
+    return -(-x // a) * a
+
+
+def packed(kind, w, c0):
+    """Packed strides of a whole 5-D tensor ``w`` in layout ``kind``."""
+    w0, w1, w2, w3, w4 = w
+    if kind == "ND":
+        return (w1 * w2 * w3 * w4, w2 * w3 * w4, w3 * w4, w4, 1)
+    if kind == "DN":
+        return (w1 * w2 * w3 * w4, w2 * w3 * w4, w3 * w4, 1, w3)
+    return (w1 * w2 * 16 * c0, w2 * 16 * c0, 16 * c0, c0, 1)       # NZ: w3 = 16, w4 = C0
+
+
+def view_index(g, stride):
+    """Flat element index of every element of a 5-D view (numpy broadcasting)."""
+    idx = np.zeros(g, np.int64)
+    for axis, (n, t) in enumerate(zip(g, stride)):
+        shape = [1] * 5
+        shape[axis] = n
+        idx = idx + (np.arange(n) * t).reshape(shape)
+    return idx
+
+
+# 5.2(a): TLOAD a corner view g of a whole tensor W, TSTORE it into a zeroed W.
+TSTORE_CASES = [
+    ("a5", "NZ", "f32", (1, 1, 1, 16, 8), (1, 1, 2, 16, 8)),
+    ("a5", "NZ", "ui8", (1, 2, 1, 16, 32), (2, 4, 2, 16, 32)),
+    ("a5", "NZ", "i16", (2, 2, 2, 16, 16), (5, 3, 3, 16, 16)),
+    ("a5", "ND", "f32", (2, 1, 1, 39, 47), (3, 2, 1, 43, 61)),
+    ("a5", "ND", "i16", (1, 2, 1, 23, 121), (3, 2, 2, 35, 125)),
+    ("a5", "ND", "i8", (2, 2, 3, 23, 47), (3, 3, 4, 32, 50)),
+    ("a5", "DN", "f32", (1, 1, 1, 4, 21), (1, 1, 1, 8, 32)),
+    ("a5", "DN", "ui16", (3, 1, 1, 1, 124), (5, 1, 1, 2, 128)),
+    ("a5", "DN", "i8", (2, 3, 7, 47, 13), (2, 3, 7, 55, 29)),
+    ("a5", "ND", "i64", (1, 1, 2, 39, 47), (2, 2, 2, 43, 50)),
+    ("a2a3", "ND", "f32", (1, 1, 1, 2, 128), (1, 1, 1, 2, 128)),
+    ("a2a3", "DN", "i8", (2, 1, 2, 32, 32), (3, 4, 3, 64, 35)),
+    ("a2a3", "NZ", "i8", (1, 2, 1, 16, 32), (2, 4, 2, 16, 32)),
+]
+
+
+@pytest.mark.parametrize("target, kind, name, g, w", TSTORE_CASES)
+def test_vec_load_store_round_trip(target, kind, name, g, w):
+    m = ptosim.Machine(target=target)
+    es = np.dtype(NP[name]).itemsize
+    c0 = 32 // es
+    stride = packed(kind, w, c0)
+    data = np.random.default_rng(sum(g)).integers(0, 100, int(np.prod(w))).astype(NP[name])
+    src, out = m.gm(data), m.gm_empty(data.size, name)
+    if kind == "ND":
+        shape, rows, cols, tile = g, int(np.prod(g[:4])), g[4], dict()
+        R, C = rows, al(cols, c0)
+    elif kind == "DN":
+        shape, rows, cols, tile = g, g[3], g[0] * g[1] * g[2] * g[4], dict(blayout="ColMajor")
+        R, C = al(rows, c0), cols
+    else:
+        shape, rows, cols = g, g[2] * g[3], g[0] * g[1] * g[4]
+        tile, (R, C) = dict(blayout="ColMajor", slayout="RowMajor"), (rows, cols)
+    t = m.tile("Vec", name, R, C, valid=(rows, cols), **tile)
+    m.TLOAD(t, m.global_tensor(src, shape=shape, stride=stride, layout=kind))
+    m.TSTORE(m.global_tensor(out, shape=shape, stride=stride, layout=kind), t)
+    idx = view_index(g, stride)
+    golden = np.zeros_like(data)
+    golden[idx] = data[idx]
+    np.testing.assert_array_equal(m.read(out, data.size), golden)
+
+
+def load_nz(m, a, rows, cols, name, padded_rows):
+    g = m.global_tensor(m.gm(a), shape=(1, 1, 1, rows, cols), stride=(0, 0, 0, cols, 1))
+    t = m.tile("Mat", name, padded_rows, al(cols, max(16, 32 // np.dtype(NP[name]).itemsize)),
+               blayout="ColMajor", slayout="RowMajor", valid=(rows, cols))
+    m.TLOAD(t, g)
+    return t
+
+
+def run_matmul(m, name, acc, M, K, N, bias_name=None, window=None):
+    """5.6 / 5.4 pipeline: ND->NZ Mat tiles, TMOV (or TEXTRACT windows) to Left/Right,
+    TMATMUL[_BIAS], TSTORE of the accumulator."""
+    es = np.dtype(NP[name]).itemsize
+    c0, blk = 32 // es, max(16, 32 // es)
+    rng = np.random.default_rng(M * 7 + K)
+    a = rng.integers(-3, 4, (M, K)).astype(NP[name])
+    b = rng.integers(-3, 4, (K, N)).astype(NP[name])
+    Kp = al(K, blk)
+    ma = load_nz(m, a, M, K, name, al(M, 16))
+    mb = load_nz(m, b, K, N, name, Kp)
+    sm, sn, sk = window or (0, 0, 0)
+    m_, n_, k_ = M - sm, N - sn, K - sk
+    lc = al(k_, c0) if m.target.name == "a2a3" else al(k_, blk)
+    left = m.tile("Left", name, al(m_, 16), lc, valid=(m_, k_))
+    right = m.tile("Right", name, lc, al(n_, 16), valid=(k_, n_))
+    accum = m.tile("Acc", acc, al(m_, 16), al(n_, 16), valid=(m_, n_))
+    if window is None:
+        if (left.rows, left.cols) == (ma.rows, ma.cols):
+            m.TMOV(left, ma)
+        else:
+            m.TEXTRACT(left, ma, 0, 0)
+        m.TEXTRACT(right, mb, 0, 0) if right.rows != mb.rows or right.cols != mb.cols \
+            else m.TMOV(right, mb)
+    else:
+        m.TEXTRACT(left, ma, sm, sk)
+        m.TEXTRACT(right, mb, sk, sn)
+    want = a[sm:, sk:].astype(np.float64) @ b[sk:, sn:].astype(np.float64)
+    if bias_name is None:
+        m.TMATMUL(accum, left, right)
+    else:
+        bias = (np.arange(n_) % 5).astype(NP[bias_name])
+        gb = m.global_tensor(m.gm(bias), shape=(1, 1, 1, 1, n_), stride=(0, 0, 0, n_, 1))
+        mbias = m.tile("Mat", bias_name, 1, al(n_, 32 // bias.itemsize), valid=(1, n_))
+        m.TLOAD(mbias, gb)
+        tb = m.tile("Bias", acc, 1, al(n_, 16))
+        m.TMOV(tb, mbias)
+        m.TMATMUL_BIAS(accum, left, right, tb)
+        want = want + bias.astype(np.float64)
+    out = m.gm_empty(m_ * n_, acc)
+    m.TSTORE(m.global_tensor(out, shape=(1, 1, 1, m_, n_), stride=(0, 0, 0, n_, 1)), accum)
+    return m.read(out, m_ * n_).reshape(m_, n_), want
+
+
+# 5.6: TMATMUL cases (m, k, n) per target; bias cases name the bias element type.
+TMATMUL_CASES = [
+    ("a5", "f16", "f32", 40, 50, 60, None), ("a5", "i8", "i32", 6, 7, 8, None),
+    ("a5", "f16", "f32", 127, 128, 61, None), ("a5", "f32", "f32", 120, 110, 50, None),
+    ("a5", "bf16", "f32", 144, 80, 48, None), ("a5", "f8E4M3FN", "f32", 32, 64, 96, None),
+    ("a5", "i8", "i32", 8, 7, 6, "i32"), ("a5", "f16", "f32", 16, 15, 16, "f16"),
+    ("a5", "bf16", "f32", 80, 112, 63, "f32"),
+    ("a2a3", "f16", "f32", 31, 120, 58, None), ("a2a3", "i8", "i32", 65, 90, 89, None),
+    ("a2a3", "f16", "f32", 5, 75, 11, None), ("a2a3", "f16", "f32", 26, 100, 94, "f32"),
+    ("a2a3", "f32", "f32", 15, 16, 15, "f32"), ("a2a3", "i8", "i32", 55, 127, 29, "i32"),
+]
+
+
+@pytest.mark.parametrize("target, name, acc, M, K, N, bias", TMATMUL_CASES)
+def test_tmatmul_reference_cases(target, name, acc, M, K, N, bias):
+    got, want = run_matmul(ptosim.Machine(target=target), name, acc, M, K, N, bias)
+    np.testing.assert_array_equal(got, want)
+
+
+# 5.4: TEXTRACT windows (m, n, k, sm, sn, sk): C = A[sm:, sk:] . B[sk:, sn:]
+TEXTRACT_CASES = [
+    ("a2a3", "f16", "f32", 64, 32, 80, (16, 16, 32)), ("a2a3", "i8", "i32", 128, 64, 128, (48, 32, 64)),
+    ("a2a3", "f32", "f32", 128, 48, 64, (32, 16, 16)), ("a2a3", "bf16", "f32", 64, 48, 96, (32, 32, 16)),
+    ("a5", "f16", "f32", 32, 64, 96, (0, 0, 0)), ("a5", "f32", "f32", 128, 64, 48, (32, 16, 16)),
+    ("a5", "i8", "i32", 128, 64, 128, (32, 32, 64)),
+]
+
+
+@pytest.mark.parametrize("target, name, acc, M, N, K, window", TEXTRACT_CASES)
+def test_textract_reference_cases(target, name, acc, M, N, K, window):
+    got, want = run_matmul(ptosim.Machine(target=target), name, acc, M, K, N, window=window)
+    np.testing.assert_array_equal(got, want)
+
+
+# 5.5: TINSERT ND Vec -> Vec (a5): (type, src R x C, dst R x C, r0, c0)
+TINSERT_CASES = [
+    ("f32", (8, 8), (16, 16), 0, 0), ("f32", (8, 8), (16, 16), 4, 8), ("f16", (16, 16), (32, 32), 8, 16),
+    ("i8", (32, 32), (64, 64), 0, 32), ("i8", (32, 32), (64, 64), 0, 7), ("f16", (16, 16), (32, 48), 4, 16),
+    ("f32", (8, 8), (16, 24), 3, 8), ("f16", (8, 16), (16, 48), 2, 5), ("f16", (4, 128), (8, 144), 0, 5),
+]
+
+
+@pytest.mark.parametrize("name, src_shape, dst_shape, r0, c0", TINSERT_CASES)
+def test_tinsert_reference_cases(name, src_shape, dst_shape, r0, c0):
+    m = ptosim.Machine(target="a5")
+    dst = m.tile("Vec", name, *dst_shape)
+    src = m.tile("Vec", name, *src_shape)
+    before = (np.arange(np.prod(dst_shape)) % 11).astype(NP[name]).reshape(dst_shape)
+    piece = (np.arange(np.prod(src_shape)) % 7 + 20).astype(NP[name]).reshape(src_shape)
+    m.write(dst.ptr, before)
+    m.write(src.ptr, piece)
+    m.TINSERT(dst, src, r0, c0)
+    golden = before.copy()
+    golden[r0:r0 + src_shape[0], c0:c0 + src_shape[1]] = piece
+    np.testing.assert_array_equal(m.read_tile(dst), golden)
+
+
+# 5.7: TFILLPAD (type, GM rows x cols, tile R x C, load pad, fill pad)
+TFILLPAD_CASES = [
+    ("f32", 128, 127, 128, 128, "Max", "Max"), ("f32", 128, 127, 128, 160, "Max", "Max"),
+    ("f32", 128, 127, 128, 160, "Min", "Max"), ("f32", 260, 7, 260, 16, "Min", "Max"),
+    ("ui16", 260, 7, 260, 32, "Min", "Max"), ("i8", 260, 7, 260, 64, "Min", "Max"),
+    ("f32", 128, 64, 128, 128, "Null", -1.0), ("f32", 128, 127, 128, 160, -1.0, -1.0),
+]
+
+
+@pytest.mark.parametrize("name, vr, vc, R, C, load_pad, fill_pad", TFILLPAD_CASES)
+def test_tfillpad_reference_cases(name, vr, vc, R, C, load_pad, fill_pad):
+    m = ptosim.Machine(target="a5")
+    data = (np.arange(vr * vc) % 97).astype(NP[name]).reshape(vr, vc)
+    g = m.global_tensor(m.gm(data), shape=(1, 1, 1, vr, vc), stride=(0, 0, 0, vc, 1))
+    src = m.tile("Vec", name, R, C, valid=(vr, vc), pad=load_pad)
+    m.TLOAD(src, g)
+    dst = m.tile("Vec", name, R, C, valid=(R, C), pad=fill_pad, addr=src.ptr.offset)
+    m.TFILLPAD(dst, src)
+
+    def value(pad):
+        if not isinstance(pad, str):
+            return pad
+        t = NP[name]
+        if np.issubdtype(t, np.floating):
+            return np.inf if pad == "Max" else -np.inf
+        return np.iinfo(t).max if pad == "Max" else np.iinfo(t).min
+
+    golden = np.full((R, C), value(fill_pad)).astype(NP[name])
+    golden[:vr, :vc] = data
+    c0 = 32 // np.dtype(NP[name]).itemsize
+    if load_pad == fill_pad:                  # the load's own pad lanes stay as loaded
+        golden[:vr, vc:al(vc, c0)] = value(load_pad)
+    np.testing.assert_array_equal(m.read_tile(dst), golden)
+
+
+# 5.3: TMOV Vec -> Vec (copy) for f32 / f16 / u8 over the suite's shapes
+@pytest.mark.parametrize("name", ["f32", "f16", "ui8"])
+@pytest.mark.parametrize("shape", [(64, 64), (32, 32), (128, 128), (128, 32), (128, 64)])
+def test_tmov_vec_reference_cases(name, shape):
+    m = ptosim.Machine(target="a5")
+    src, dst = m.tile("Vec", name, *shape), m.tile("Vec", name, *shape)
+    data = (np.arange(np.prod(shape)) % 251).astype(NP[name]).reshape(shape)
+    m.write(src.ptr, data)
+    m.TMOV(dst, src)
+    np.testing.assert_array_equal(m.read_tile(dst), data)
+
+
+def test_tmov_acc_to_mat_then_second_matmul():
+    """a2a3 tmov_acc2mat family: C1 = A.B (f32) -> Mat f16 (NZ) -> Left -> C2 = C1.B2."""
+    m = ptosim.Machine(target="a5")
+    got, want = run_matmul(m, "f16", "f32", 32, 32, 32)
+    acc = m.tile("Acc", "f32", 32, 32, addr=0)                 # the accumulator just used
+    mat = m.tile("Mat", "f16", 32, 32, blayout="ColMajor", slayout="RowMajor")
+    m.TMOV(mat, acc)
+    np.testing.assert_array_equal(m.read_tile(mat), want.astype(np.float16))
