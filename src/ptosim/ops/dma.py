@@ -242,8 +242,14 @@ class DmaOps(MachineState):
                              f"8/16/32-bit type", op=op, operand="dst")
         check_aligned(op, "dst", d)
         clauses = (mode, shape, src_layout, dst_group, ctrl)
-        check = _frac_fields if _plain(clauses) else _frac_fields.__wrapped__
+        check = frac_fields if _plain(clauses) else frac_fields.__wrapped__
         n, dv, inner, outer, g, l2, l3, l4, small = check(*clauses)
+        self._frac_move(op, s, d, mode, (n, dv, inner, outer, g, l2, l3, l4, small))
+
+    def _frac_move(self, op: str, s: Ptr, d: Ptr, mode: str, fields: tuple) -> None:
+        """mte_gm_l1_frac after its operand checks: bounds, overlap warning, the move.
+        The tile layer calls it directly once it has established the same facts."""
+        n, dv, inner, outer, g, l2, l3, l4, small = fields
         if n == 0 or dv == 0:
             return
         es, c0 = d.dtype.size, d.dtype.c0
@@ -291,7 +297,7 @@ def _plain(values: tuple) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _frac_fields(mode: object, shape: object, src_layout: object, dst_group: object,
+def frac_fields(mode: object, shape: object, src_layout: object, dst_group: object,
                  ctrl: object) -> tuple:
     """mte_gm_l1_frac's field checks; they depend on these operands only, so a kernel's
     repeated loads are checked once (a failing set raises every time: errors are not

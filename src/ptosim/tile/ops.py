@@ -15,7 +15,7 @@ from ..dtypes import DType, dtype as _dtype
 from ..errors import NotImplementedOpError, PtoError, SpaceError, VerifyError
 from ..machine import Ptr
 from ..ops.cube import CubeMoveOps, align
-from ..ops.dma import DmaOps
+from ..ops.dma import DmaOps, frac_fields
 from ..ops.fixpipe import FixpipeOps
 from ..ops.mad import MadOps
 from .tensor import GlobalTensor, make_global_tensor
@@ -196,18 +196,22 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         """ND -> NZ, DN -> NZ (a5) and DN -> ZN through mte_gm_l1_frac."""
         if t.fractal != 512:
             raise VerifyError("ND/DN -> NZ/ZN loads need 512 B fractals", op="TLOAD")
+        if g.ptr.dtype.np != t.dtype.np or t.dtype.size not in (1, 2, 4):
+            raise VerifyError(f"an nd2nz / dn2nz load needs one 8/16/32-bit element type, got "
+                              f"view {g.ptr.dtype.name}, tile {t.dtype.name}", op="TLOAD")
         es, (vr, vc) = t.dtype.size, t.valid
         _, _, _, s3, s4 = g.shape
         _, _, _, t3, t4 = g.stride
         if (g.layout, t.name) == ("ND", "NZ"):
-            self.mte_gm_l1_frac(g.ptr, t.ptr, "nd2nz", shape=(s3, vc), src_layout=(t3 * es,),
-                                dst_group=(1, 1, t.rows, 0))
+            mode, shape, inner, l3 = "nd2nz", (s3, vc), t3 * es, t.rows
         elif t.name == "NZ":
-            self.mte_gm_l1_frac(g.ptr, t.ptr, "dn2nz", shape=(s3, vc), src_layout=(t4 * es,),
-                                dst_group=(1, 1, t.rows, 0))
+            mode, shape, inner, l3 = "dn2nz", (s3, vc), t4 * es, t.rows
         else:                                                         # DN -> ZN
-            self.mte_gm_l1_frac(g.ptr, t.ptr, "nd2nz", shape=(s4, vr), src_layout=(t4 * es,),
-                                dst_group=(1, 1, t.cols, 0))
+            mode, shape, inner, l3 = "nd2nz", (s4, vr), t4 * es, t.cols
+        # The tile's pointer is an aligned L1 address and the view's a GM one, so only the
+        # fields remain to check: the same memoised check mte_gm_l1_frac uses.
+        fields = frac_fields(mode, shape, (inner,), (1, 1, l3, 0), (0, False))
+        self._frac_move("mte_gm_l1_frac", g.ptr, t.ptr, mode, fields)
 
     # --- TSTORE --------------------------------------------------------------------------
     def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
