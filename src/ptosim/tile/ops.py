@@ -252,10 +252,17 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                    pre_relu: tuple | None, atomic: tuple[str, str] | None) -> None:
         vr, vc = t.valid
         s0, s1, s2, s3, s4 = g.shape
+        if g.layout == "NZ" and g.ptr.dtype.name == "f32" and s0 == 1 and s3 == 16 \
+                and s4 in (8, 16) and pre_quant is None:
+            # f32 NZ output: 16-column blocks, or 8-column ones (channel split), t1 apart
+            layout: object = "nz2nz" if s4 == 16 else ("nz2nz", 1)
+            self.mte_l0c_gm(t.ptr, g.ptr, vr, vc, t.rows, g.stride[1], 0, 0,
+                            pre_relu=pre_relu, layout=layout, atomic=atomic)
+            return
         if g.layout != "ND" or (s0, s1, s2) != (1, 1, 1):
             raise NotImplementedOpError(f"TSTORE from an Acc tile to a {g.layout} view with "
-                                        f"shape {g.shape} (ND 2-D views are implemented)",
-                                        op="TSTORE")
+                                        f"shape {g.shape} (ND 2-D views and f32 NZ views with "
+                                        f"s3 = 16, s4 = 8 or 16 are implemented)", op="TSTORE")
         dst_t, acc_t = g.ptr.dtype.name, t.dtype.name
         if pre_quant is None and dst_t != acc_t:
             cast = {("f32", "f16"): "f32_f16", ("f32", "bf16"): "f32_bf16"}.get((acc_t, dst_t))
