@@ -264,8 +264,10 @@ def test_automatic_placement_never_overlaps(m):
     (lambda m, g, t: m.TLOAD(m.tile("Acc", "f32", 32, 48), g), VerifyError,
      "element sizes differ"),
     (lambda m, g, t: m.TLOAD(t, "not a view"), SpaceError, "expected a GlobalTensor"),
-    (lambda m, g, t: m.TSTORE(g, m.tile("Mat", "f16", 32, 48)), NotImplementedOpError,
-     "TSTORE from a Mat tile is not implemented"),
+    (lambda m, g, t: m.TSTORE(g, m.tile("Mat", "f16", 32, 48)), ptosim.TargetError,
+     "a Mat tile cannot be stored on a5"),
+    (lambda m, g, t: m.TSTORE(g, m.tile("Left", "f16", 32, 48)), VerifyError,
+     "TSTORE stores Vec, Mat \\(a2a3\\) or Acc tiles, got Left"),
     (lambda m, g, t: m.TMATMUL(t, t, t), SpaceError, "acc must be a Acc tile"),
 ])
 def test_tile_op_rules(m, call, err, msg):

@@ -266,3 +266,91 @@ def test_tstore_acc_to_nz_view(M, N, K, s4):
     c = a.astype(np.float64) @ b.astype(np.float64)
     golden = c.reshape(M // 16, 16, N // s4, s4).transpose(2, 0, 1, 3).ravel()
     np.testing.assert_array_equal(m.read(out, M * N), golden)
+
+
+# 5.3 a5 tmov_nd2nz / nd2zn: Vec ND -> Vec NZ / ZN
+@pytest.mark.parametrize("name", ["f16", "f32"])
+@pytest.mark.parametrize("shape", [(32, 32), (32, 64), (64, 64)])
+@pytest.mark.parametrize("to", ["NZ", "ZN"])
+def test_tmov_vec_relayout(name, shape, to):
+    m = ptosim.Machine(target="a5")
+    src = m.tile("Vec", name, *shape)
+    data = (np.arange(np.prod(shape)) % 89).astype(NP[name]).reshape(shape)
+    m.write(src.ptr, data)
+    bl, sl = ("ColMajor", "RowMajor") if to == "NZ" else ("RowMajor", "ColMajor")
+    dst = m.tile("Vec", name, *shape, blayout=bl, slayout=sl)
+    m.TMOV(dst, src)
+    c0 = 32 // np.dtype(NP[name]).itemsize
+    R, C = shape
+    raw_dst = m.read(dst.ptr, R * C)
+    golden = data.reshape(R, C // c0, c0).transpose(1, 0, 2).ravel() if to == "NZ" \
+        else data.reshape(R // c0, c0, C).transpose(0, 2, 1).ravel()
+    np.testing.assert_array_equal(raw_dst, golden)
+
+
+# 5.3 a5 tmov_ub2l1: Vec ND -> Vec NZ -> Mat NZ (then read back), optional TEXTRACT window
+@pytest.mark.parametrize("name, rows, cols", [("f16", 16, 32), ("f16", 64, 256), ("f32", 48, 72),
+                                              ("f32", 96, 8), ("i8", 32, 512), ("i8", 64, 96)])
+def test_tmov_ub_to_l1(name, rows, cols):
+    m = ptosim.Machine(target="a5")
+    data = (np.arange(rows * cols) % 113).astype(NP[name]).reshape(rows, cols)
+    nd = m.tile("Vec", name, rows, cols)
+    m.write(nd.ptr, data)
+    nz = m.tile("Vec", name, rows, cols, blayout="ColMajor", slayout="RowMajor")
+    m.TMOV(nz, nd)
+    mat = m.tile("Mat", name, al(rows, 16), cols, blayout="ColMajor", slayout="RowMajor",
+                 valid=(rows, cols))
+    m.TMOV(mat, nz)
+    np.testing.assert_array_equal(m.read_tile(mat), data)
+
+
+def test_tmov_vec_to_mat_is_a5_only():
+    m = ptosim.Machine(target="a2a3")
+    nd, mat = m.tile("Vec", "f16", 16, 32), m.tile("Mat", "f16", 16, 32)
+    with pytest.raises(ptosim.TargetError, match="TMOV: does not exist on target a2a3 \\(in its mte_ub_l1\\)"):
+        m.TMOV(mat, nd)
+
+
+def test_tstore_mat_on_a2a3_and_not_on_a5():
+    """5.2(b): a2a3 stores a Mat tile's valid region (here NZ) back to its view."""
+    from ptosim.layout import gm_nz_canonical
+    x = (np.arange(32 * 48) % 101).astype(np.float16).reshape(32, 48)
+    shape, stride = gm_nz_canonical(32, 48, "f16")
+    nz = x.reshape(32, 3, 16).transpose(1, 0, 2).copy()
+    m = ptosim.Machine(target="a2a3")
+    g = m.global_tensor(m.gm(nz), shape=shape, stride=stride, layout="NZ")
+    t = m.tile("Mat", "f16", 32, 48, blayout="ColMajor", slayout="RowMajor")
+    m.TLOAD(t, g)
+    out = m.gm_empty(32 * 48, "f16")
+    m.TSTORE(m.global_tensor(out, shape=shape, stride=stride, layout="NZ"), t)
+    np.testing.assert_array_equal(m.read(out, 32 * 48), nz.ravel())
+
+
+def test_tfillpad_expand_and_textract_tinsert_vec():
+    m = ptosim.Machine(target="a5")
+    data = (np.arange(259 * 7) % 50).astype(np.uint16).reshape(259, 7)
+    g = m.global_tensor(m.gm(data), shape=(1, 1, 1, 259, 7), stride=(0, 0, 0, 7, 1))
+    src = m.tile("Vec", "ui16", 259, 16, valid=(259, 7), pad="Min")
+    m.TLOAD(src, g)
+    dst = m.tile("Vec", "ui16", 260, 32, pad="Max")
+    m.TFILLPAD(dst, src, mode="expand")
+    golden = np.full((260, 32), 65535, np.uint16)
+    golden[:259, :7] = data
+    golden[:259, 7:16] = 0                                   # pads differ: fill from col 7
+    golden[:259, 7:] = 65535
+    np.testing.assert_array_equal(m.read_tile(dst), golden)
+    with pytest.raises(ptosim.VerifyError, match="TFILLPAD \\(plain\\) needs one element type and one shape"):
+        m.TFILLPAD(dst, src)
+    # a5 Vec windows: TEXTRACT out of an ND tile, TINSERT an NZ Vec tile into a Mat tile
+    big = m.tile("Vec", "f32", 16, 32)
+    m.write(big.ptr, np.arange(512, dtype=np.float32))
+    win = m.tile("Vec", "f32", 8, 8, valid=(5, 7))
+    m.TEXTRACT(win, big, 3, 9)
+    np.testing.assert_array_equal(m.read_tile(win), np.arange(512).reshape(16, 32)[3:8, 9:16])
+    vec_nz = m.tile("Vec", "f32", 16, 16, blayout="ColMajor", slayout="RowMajor")
+    m.write(vec_nz.ptr, np.arange(256, dtype=np.float32).reshape(2, 16, 8))
+    mat = m.tile("Mat", "f32", 32, 32, blayout="ColMajor", slayout="RowMajor")
+    m.write(mat.ptr, np.zeros(1024, np.float32))
+    m.TINSERT(mat, vec_nz, 16, 8)
+    logical = np.arange(256).reshape(2, 16, 8).transpose(1, 0, 2).reshape(16, 16)
+    np.testing.assert_array_equal(m.read_tile(mat)[16:, 8:24], logical)

@@ -271,6 +271,8 @@ class Executor:
         from .tiles import resolve, tile_core, tile_pipe
         method = op.TILE_METHOD  # type: ignore[attr-defined]
         pos, kw = op.tile_call()  # type: ignore[attr-defined]
+        if getattr(op, "FILL_MODE", None) is not None:
+            kw = {**kw, "mode": op.FILL_MODE}  # type: ignore[attr-defined]
         args = resolve([_resolve(state.env, a) for a in pos])
         want = tile_core(args)
         if state.core.kind != want:

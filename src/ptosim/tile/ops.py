@@ -12,7 +12,7 @@ from typing import Iterator
 import numpy as np
 
 from ..dtypes import DType, dtype as _dtype
-from ..errors import NotImplementedOpError, PtoError, SpaceError, VerifyError
+from ..errors import NotImplementedOpError, PtoError, SpaceError, TargetError, VerifyError
 from ..machine import Ptr
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
@@ -227,9 +227,15 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             if pre_quant or pre_relu or atomic:
                 raise VerifyError("pre_quant, pre_relu and atomic apply to Acc tiles only",
                                   op=op)
+            if t.tile_type == "Mat" and self.target.name == "a2a3":
+                self._store_mat(g, t)
+                return
+            if t.tile_type == "Mat":
+                raise TargetError("a Mat tile cannot be stored on a5 (there is no L1 -> GM "
+                                  "path); move it to a Vec tile first", op=op)
             if t.tile_type != "Vec":
-                raise NotImplementedOpError(f"TSTORE from a {t.tile_type} tile is not "
-                                            f"implemented (a5 has no Mat store path)", op=op)
+                raise VerifyError(f"TSTORE stores Vec, Mat (a2a3) or Acc tiles, got "
+                                  f"{t.tile_type}", op=op)
             if g.layout != t.name:
                 raise VerifyError(f"a Vec tile stores in its own layout: {t.name} tile, "
                                   f"{g.layout} view", op=op)
@@ -247,6 +253,19 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             for i0 in range(s0):
                 self.mte_ub_gm(t.ptr + i0 * s1 * s2 * count * pitch, g.ptr + i0 * t0,
                                length * es, nburst=(count, pitch * es, dst_step * es), loop=loops)
+
+    def _store_mat(self, g: GlobalTensor, t: Tile) -> None:
+        """Mat -> GM (a2a3): the valid region in the view's layout; ptosim has no L1 -> GM
+        micro-op, so the elements move through the layout maps."""
+        if g.layout != t.name and not (g.layout == "ND" and t.name == "ND"):
+            raise VerifyError(f"a Mat tile stores in its own layout: {t.name} tile, "
+                              f"{g.layout} view", op="TSTORE")
+        vr, vc = t.valid
+        idx = g.view.offsets(vr, vc)
+        buf, off = self.region(g.ptr, (int(idx.max()) + 1) * t.dtype.size, op="TSTORE",
+                               operand="global_tensor")
+        buf[off:off + (int(idx.max()) + 1) * t.dtype.size].view(t.dtype.np)[idx] = \
+            self._matrix(t)[:vr, :vc]
 
     def _store_acc(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
                    pre_relu: tuple | None, atomic: tuple[str, str] | None) -> None:
@@ -296,8 +315,12 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                 unit = self.target.bt_unit
                 self.mte_l1_bt(src.ptr, dst.ptr, -(-src.cols * src.dtype.size // unit),
                                nburst=(1, 0, 0))
-            elif pair == ("Vec", "Vec"):
+            elif pair == ("Vec", "Vec") and src.name == dst.name:
                 self._tmov_vec(dst, src)
+            elif pair == ("Vec", "Vec"):
+                self._relayout(op, dst, src)
+            elif pair == ("Vec", "Mat"):
+                self._tmov_vec_mat(dst, src)
             elif pair == ("Acc", "Mat"):
                 if (src.rows, src.cols) != (dst.rows, dst.cols):
                     raise VerifyError(f"Acc -> Mat needs equal shapes, got {src.rows}x{src.cols} "
@@ -334,6 +357,38 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             self.mte_ub_ub(src.ptr, dst.ptr, units,
                            nburst=(vr, src.cols * es // 32 - units, dst.cols * es // 32 - units))
 
+    def _relayout(self, op: str, dst: Tile, src: Tile) -> None:
+        """Vec ND -> NZ / ZN (a5): the vector unit rewrites the valid region in the new
+        layout (no DMA is involved)."""
+        if self.target.name != "a5" or src.name != "ND" or dst.name not in ("NZ", "ZN"):
+            raise NotImplementedOpError(f"TMOV Vec {src.name} -> Vec {dst.name} on "
+                                        f"{self.target.name} (a5 ND -> NZ / ZN is implemented)",
+                                        op=op)
+        if src.dtype.np != dst.dtype.np or src.valid != dst.valid:
+            raise VerifyError("a Vec relayout keeps the element type and the valid shape", op=op)
+        vr, vc = src.valid
+        self._store_matrix(dst, slice(0, vr), slice(0, vc), self._matrix(src)[:vr, :vc])
+
+    def _tmov_vec_mat(self, dst: Tile, src: Tile) -> None:
+        """Vec -> Mat (a5) through mte_ub_l1: an ND tile as one contiguous burst, an NZ tile
+        as one burst group per column block (align16(valid rows) rows each)."""
+        op = "TMOV"
+        if src.dtype.np != dst.dtype.np or src.name != dst.name or src.name not in ("ND", "NZ"):
+            raise VerifyError(f"Vec -> Mat moves ND -> ND or NZ -> NZ of one element type, got "
+                              f"{src.name} {src.dtype.name} -> {dst.name} {dst.dtype.name}", op=op)
+        if src.name == "ND":
+            if (src.rows, src.cols) != (dst.rows, dst.cols):
+                raise VerifyError("an ND Vec -> Mat move needs equal shapes", op=op)
+            self.mte_ub_l1(src.ptr, dst.ptr, src.nbytes // 32, nburst=(1, 0, 0))
+            return
+        vr, vc = src.valid
+        rows = align(vr, 16)
+        if rows > dst.rows or src.cols > dst.cols:
+            raise VerifyError(f"{rows} rows x {src.cols} columns do not fit the {dst.rows}x"
+                              f"{dst.cols} Mat tile", op=op)
+        blocks = -(-vc // src.dtype.c0)
+        self.mte_ub_l1(src.ptr, dst.ptr, rows, nburst=(blocks, src.rows - rows, dst.rows - rows))
+
     # --- TEXTRACT / TINSERT / TFILLPAD ------------------------------------------------------
     def _matrix(self, t: Tile) -> np.ndarray:
         """A writable (rows, cols) view of the whole tile when its layout allows one, else
@@ -352,6 +407,16 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         (docs/semantics.md, "Tile level")."""
         op = "TEXTRACT"
         pair = (src.tile_type, dst.tile_type)
+        if pair == ("Vec", "Vec"):                  # a5: a window of an ND vector tile
+            vr, vc = dst.valid
+            if src.name != "ND" or dst.name != "ND" or src.dtype.np != dst.dtype.np:
+                raise VerifyError("Vec -> Vec extracts need ND tiles of one element type", op=op)
+            if r0 < 0 or c0 < 0 or r0 + vr > src.rows or c0 + vc > src.cols:
+                raise VerifyError(f"a {vr}x{vc} window at ({r0}, {c0}) leaves the "
+                                  f"{src.rows}x{src.cols} source", op=op)
+            self._store_matrix(dst, slice(0, vr), slice(0, vc),
+                               self._matrix(src)[r0:r0 + vr, c0:c0 + vc])
+            return
         if pair not in (("Mat", "Left"), ("Mat", "Right")):
             raise NotImplementedOpError(f"TEXTRACT {pair[0]} -> {pair[1]} is not implemented "
                                         f"(Mat -> Left / Right are)", op=op)
@@ -384,6 +449,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             rows, cols = vr, vc
             if self.target.name == "a2a3" and (c0 * dst.dtype.size) % 32:
                 raise VerifyError(f"column {c0} must start on a 32 B block on a2a3", op=op)
+        elif pair == ("Vec", "Mat"):               # a5: an ND or NZ vector tile into NZ
+            if dst.name != "NZ" or src.name not in ("ND", "NZ") or src.dtype.np != dst.dtype.np:
+                raise VerifyError("Vec -> Mat inserts an ND or NZ Vec tile into an NZ Mat tile "
+                                  "of the same element type", op=op)
+            rows, cols = vr, vc
         elif pair == ("Acc", "Mat"):
             if dst.name != "NZ":
                 raise VerifyError(f"Acc -> Mat inserts into NZ tiles, got {dst.name}", op=op)
@@ -393,7 +463,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                                   f"16, column {c0} of {dst.dtype.c0}", op=op)
         else:
             raise NotImplementedOpError(f"TINSERT {pair[0]} -> {pair[1]} is not implemented "
-                                        f"(Vec -> Vec, Acc -> Mat are)", op=op)
+                                        f"(Vec -> Vec, Vec -> Mat, Acc -> Mat are)", op=op)
         if r0 < 0 or c0 < 0 or r0 + rows > dst.rows or c0 + cols > dst.cols:
             raise VerifyError(f"a {rows}x{cols} insert at ({r0}, {c0}) leaves the "
                               f"{dst.rows}x{dst.cols} destination", op=op)
@@ -402,13 +472,21 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             self._store_matrix(dst, slice(r0, r0 + rows), slice(c0, c0 + cols),
                                values.astype(dst.dtype.np))
 
-    def TFILLPAD(self, dst: Tile, src: Tile) -> None:
+    def TFILLPAD(self, dst: Tile, src: Tile, *, mode: str = "plain") -> None:
         """Vec ND: copy src's valid rows and fill the rest of dst's valid region with dst's
         pad value; Mat NZ (dst is src): zero rows below the valid region and column blocks
-        past it. Lanes of the last partial 32 B block keep their data unless the pads differ."""
+        past it. Lanes of the last partial 32 B block keep their data unless the pads differ.
+        ``mode``: "plain" (same shapes), "expand" (dst at least as large), "inplace"."""
         op = "TFILLPAD"
-        if (src.rows, src.cols) != (dst.rows, dst.cols) or src.dtype.np != dst.dtype.np:
-            raise VerifyError("TFILLPAD needs tiles of one shape and element type", op=op)
+        if mode not in ("plain", "expand", "inplace"):
+            raise VerifyError(f"mode must be plain, expand or inplace, got {mode!r}", op=op)
+        same = (src.rows, src.cols) == (dst.rows, dst.cols)
+        bigger = dst.rows >= src.rows and dst.cols >= src.cols
+        if (mode == "expand" and not bigger) or (mode != "expand" and not same) \
+                or src.dtype.np != dst.dtype.np:
+            raise VerifyError(f"TFILLPAD ({mode}) needs one element type and "
+                              f"{'a destination at least as large' if mode == 'expand' else 'one shape'}",
+                              op=op)
         if dst.dtype.size not in (1, 2, 4):
             raise VerifyError(f"TFILLPAD needs 8/16/32-bit elements, got {dst.dtype.name}", op=op)
         fill = pad_element(dst.pad, dst.dtype)
@@ -428,7 +506,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         dvr, _ = dst.valid
         lanes = align(svc, dst.dtype.c0)
         data = self._matrix(src)[:svr].copy()
-        whole[:svr] = data
+        whole[:svr, :src.cols] = data
         first = svc if dst.pad != src.pad else lanes
         whole[:svr, first:] = fill[0]
         whole[svr:max(dvr, svr)] = fill[0]
