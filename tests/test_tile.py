@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim import NotImplementedOpError, SpaceError, VerifyError
+from ptosim import SpaceError, VerifyError
 
 from conftest import POISON, raw
 
