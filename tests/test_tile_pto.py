@@ -116,3 +116,14 @@ def test_hazards_between_tile_ops():
     assert {f.kind for f in found} == {"RAW"}
     assert any("pto.tmov (block0.aic PIPE_MTE1) reads what pto.tload (block0.aic PIPE_MTE2)"
                in f.message for f in found)
+
+
+def test_check_verifies_tile_ops_statically(tmp_path, capsys):
+    bad = tmp_path / "bad.pto"
+    text = TILE_MM.read_text().replace("!pto.tile_buf<right, 64x64xf16, valid=50x60, slayout=col_major>",
+                                       "!pto.tile_buf<right, 64x64xf16, valid=50x40, slayout=col_major>")
+    bad.write_text(text)
+    assert main(["check", str(bad)]) == 1
+    err = capsys.readouterr().err
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "pto.tmatmul ins" in t)
+    assert f"{bad}:{line}:" in err and "TMATMUL" in err

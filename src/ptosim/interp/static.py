@@ -18,8 +18,10 @@ from ..errors import PtoError, PtoWarning
 from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
 
 SCRATCH_GM = 1 << 30        # bytes; numpy zero pages are committed only when touched
-_FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {"pto.castptr",
-                                                                       "pto.addptr"}
+_FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {
+    "pto.castptr", "pto.addptr", "pto.make_tensor_view", "pto.partition_view",
+    "pto.tile_buf_addr"}
+_ONCE = frozenset({"pto.alloc_tile"})     # creates state: evaluate once, share the result
 
 
 def check_kernel(module: ModuleOp, func: Operation, target: str,
@@ -39,6 +41,18 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
                 from ..frontend import ptr_info
                 st.env[arg] = gm.cast(ptr_info(arg.type)[0])
     for op in func.walk():
+        if op.name in _ONCE and _known(states["cube"].env, op.operands):
+            try:
+                out = _SIMPLE[op.name](ex, states["cube"], op)
+            except PtoError as err:
+                errors.append(_located(err, op, locate))
+                continue
+            for st in states.values():
+                st.env[op.results[0]] = out[0]
+            continue
+        if hasattr(op, "TILE_METHOD") and _known(states["cube"].env, op.operands):
+            _check_tile_op(m, op, states["cube"].env, locate, errors, notes)
+            continue
         method = getattr(op, "MACHINE_METHOD", None)
         kind = "vector" if method in VECTOR_OPS else "cube"
         st = states[kind]
@@ -67,6 +81,23 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
             if issubclass(w.category, PtoWarning):
                 notes.append(f"{locate(op) or '?'}: warning: {w.message}")
     return errors, notes
+
+
+def _check_tile_op(m: Machine, op: Operation, env: dict[SSAValue, Any],
+                   locate: Callable[[Operation], str | None], errors: list[PtoError],
+                   notes: list[str]) -> None:
+    from .tiles import resolve
+    pos, kw = op.tile_call()  # type: ignore[attr-defined]
+    if getattr(op, "FILL_MODE", None) is not None:
+        kw = {**kw, "mode": op.FILL_MODE}  # type: ignore[attr-defined]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PtoWarning)
+        try:
+            getattr(m, op.TILE_METHOD)(*resolve(_resolve(env, pos)), **kw)  # type: ignore[attr-defined]
+        except PtoError as err:
+            errors.append(_located(err, op, locate))
+    notes.extend(f"{locate(op) or '?'}: warning: {w.message}" for w in caught
+                 if issubclass(w.category, PtoWarning))
 
 
 def _known(env: dict[SSAValue, Any], values: Any) -> bool:
