@@ -54,7 +54,7 @@ Other ops and their accessors:
 Tile level
 ----------
 Tile ops (`TILE_OPS`, all subclasses of `TileOp`, written ``ins(...) outs(%dst : T)``)
-carry ``TILE_METHOD`` (the Machine method) and ``tile_call() -> (positional, {})`` in that
+carry ``TILE_METHOD`` (the Machine method) and ``tile_call() -> (positional, keywords)`` in that
 method's argument order; the SSAValues stand for Tiles (``!pto.tile_buf``), GlobalTensors
 (``!pto.partition_tensor_view`` / ``!pto.tensor_view``) and ints (index)::
 
@@ -71,8 +71,8 @@ method's argument order; the SSAValues stand for Tiles (``!pto.tile_buf``), Glob
 - `TExtractOp` ``pto.textract``: TEXTRACT(dst, src, row, col); `TInsertOp`
   ``pto.tinsert``: TINSERT(dst, src, row, col).
 - `TFillPadOp` / `TFillPadExpandOp` / `TFillPadInplaceOp` (``pto.tfillpad``,
-  ``_expand``, ``_inplace``): TFILLPAD(dst, src); class constant ``FILL_MODE`` is
-  ``"plain" | "expand" | "inplace"``.
+  ``_expand``, ``_inplace``): TFILLPAD(dst, src, mode=FILL_MODE); class constant ``FILL_MODE``
+  is ``"plain" | "expand" | "inplace"``. The other tile ops pass no keywords.
 
 Operands are also attributes by their ``.pto`` names: ``.src .dst .lhs .rhs .bias .acc_in
 .row .col``; ``SLOTS`` lists (name, kind) in source order, ``CALL`` the Machine order.

@@ -660,6 +660,10 @@ class _FillPad(TileOp):
     src = operand_def()
     dst = operand_def()
 
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        """Operands as for any tile op, plus the fill mode as the ``mode`` keyword."""
+        return super().tile_call()[0], {"mode": self.FILL_MODE}
+
 
 @irdl_op_definition
 class TFillPadOp(_FillPad):

@@ -22,6 +22,7 @@ from ..dtypes import dtype as _dtype
 from ..errors import PtoError
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
+from .tiles import alloc_tile, make_view, partition, resolve, tile_core, tile_pipe
 
 # Which core kind issues each micro-op (pto-notes §1.3: AIC MTE2/MTE1/M/FIX, AIV MTE2/V/MTE3).
 VECTOR_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_ub_l1"})
@@ -241,57 +242,52 @@ class Executor:
             state.env[arg] = value
         return (yield from self.run_block(state, block))
 
-    # --- micro-ops ----------------------------------------------------------------------
-    def _micro(self, state: CoreState, op: Operation) -> None:
-        method = op.MACHINE_METHOD  # type: ignore[attr-defined]
-        want = "vector" if method in VECTOR_OPS else "cube"
+    # --- micro-ops and tile ops ----------------------------------------------------------
+    @staticmethod
+    def _require_core(state: CoreState, op: Operation, what: str, want: str) -> None:
+        """Reject an op issued on a core kind that cannot run it (``want``)."""
         if state.core.kind != want:
             where = "vector cores (AIV)" if want == "vector" else "cube core (AIC)"
-            raise KernelError(f"{method} runs on the {where}, not on {state.core.name}; put it "
+            raise KernelError(f"{what} runs on the {where}, not on {state.core.name}; put it "
                               f"in pto.section.{want}", op=op.name)
+
+    def _invoke(self, state: CoreState, op: Operation, method: str, args: list[Any],
+                kwargs: dict[str, Any], atomic: bool, pipe: str | None = None) -> None:
+        """Call the Machine method, bracketed by the observer's begin/end when one watches."""
+        call = getattr(self.m, method)
+        obs = self.observer
+        if obs is None:
+            call(*args, **kwargs)
+            return
+        obs.begin_op(state.core, op, method, atomic, args, pipe=pipe)
+        try:
+            call(*args, **kwargs)
+        finally:
+            obs.end_op()
+
+    def _micro(self, state: CoreState, op: Operation) -> None:
+        method = op.MACHINE_METHOD  # type: ignore[attr-defined]
+        self._require_core(state, op, method, "vector" if method in VECTOR_OPS else "cube")
         pos, kw = op.python_call()  # type: ignore[attr-defined]
         env = state.env
         args = [_resolve(env, a) for a in pos]
         kwargs = {k: _resolve(env, v) for k, v in kw.items()}
         self.m.ctrl = state.ctrl
-        obs = self.observer
-        if obs is None:
-            getattr(self.m, method)(*args, **kwargs)
-            return
-        obs.begin_op(state.core, op, method, "atomic" in kwargs, args)
-        try:
-            getattr(self.m, method)(*args, **kwargs)
-        finally:
-            obs.end_op()
-
+        self._invoke(state, op, method, args, kwargs, "atomic" in kwargs)
 
     def _tile_op(self, state: CoreState, op: Operation) -> None:
         """A tile op: resolve views, check it runs on the core that owns its tiles, call
         the Machine's tile method (under the hazard checker when one observes)."""
-        from .tiles import resolve, tile_core, tile_pipe
         method = op.TILE_METHOD  # type: ignore[attr-defined]
         pos, kw = op.tile_call()  # type: ignore[attr-defined]
-        if getattr(op, "FILL_MODE", None) is not None:
-            kw = {**kw, "mode": op.FILL_MODE}  # type: ignore[attr-defined]
         args = resolve([_resolve(state.env, a) for a in pos])
-        want = tile_core(args)
-        if state.core.kind != want:
-            where = "vector cores (AIV)" if want == "vector" else "cube core (AIC)"
-            raise KernelError(f"{method} on these tiles runs on the {where}, not on "
-                              f"{state.core.name}; put it in pto.section.{want}", op=op.name)
+        self._require_core(state, op, f"{method} on these tiles", tile_core(args))
         acc_in = getattr(op, "acc_in", None)
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it
             self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
-        obs = self.observer
-        if obs is None:
-            getattr(self.m, method)(*args, **kw)
-            return
-        obs.begin_op(state.core, op, method, False, args, pipe=tile_pipe(method, args))
-        try:
-            getattr(self.m, method)(*args, **kw)
-        finally:
-            obs.end_op()
+        pipe = tile_pipe(method, args) if self.observer is not None else None
+        self._invoke(state, op, method, args, kw, False, pipe)
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
@@ -407,14 +403,12 @@ def _addptr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
 
 
 def _make_tensor_view(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
-    from .tiles import make_view
     env = st.env
     return [make_view(ex.m, env[op.ptr], [env[v] for v in op.shape_operands()],  # type: ignore[attr-defined]
                       [env[v] for v in op.stride_operands()], op.layout())]  # type: ignore[attr-defined]
 
 
 def _partition_view(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
-    from .tiles import partition
     env = st.env
     return [partition(ex.m, env[op.source], [env[v] for v in op.offset_operands()],  # type: ignore[attr-defined]
                       [env[v] for v in op.size_operands()])]  # type: ignore[attr-defined]
@@ -422,7 +416,6 @@ def _partition_view(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
 
 def _alloc_tile(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     from ..frontend import tile_info
-    from .tiles import alloc_tile
     env = st.env
     get = lambda v: None if v is None else int(env[v])  # noqa: E731
     return [alloc_tile(ex.m, tile_info(op.results[0].type), get(op.addr()),  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ from xdsl.ir import Operation, SSAValue
 from ..api import Machine
 from ..errors import PtoError, PtoWarning
 from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
+from .tiles import resolve
 
 SCRATCH_GM = 1 << 30        # bytes; numpy zero pages are committed only when touched
 _FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {
@@ -50,8 +51,10 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
             for st in states.values():
                 st.env[op.results[0]] = out[0]
             continue
-        if hasattr(op, "TILE_METHOD") and _known(states["cube"].env, op.operands):
-            _check_tile_op(m, op, states["cube"].env, locate, errors, notes)
+        if hasattr(op, "TILE_METHOD") and _known(env := states["cube"].env, op.operands):
+            pos, kw = op.tile_call()  # type: ignore[attr-defined]
+            _verify_call(op, getattr(m, op.TILE_METHOD), resolve(_resolve(env, pos)), kw,
+                         locate, errors, notes)
             continue
         method = getattr(op, "MACHINE_METHOD", None)
         kind = "vector" if method in VECTOR_OPS else "cube"
@@ -71,29 +74,20 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
         if method is None or not _known(st.env, op.operands):
             continue
         pos, kw = op.python_call()  # type: ignore[attr-defined]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PtoWarning)
-            try:
-                getattr(m, method)(*_resolve(st.env, pos), **_resolve(st.env, kw))
-            except PtoError as err:
-                errors.append(_located(err, op, locate))
-        for w in caught:
-            if issubclass(w.category, PtoWarning):
-                notes.append(f"{locate(op) or '?'}: warning: {w.message}")
+        _verify_call(op, getattr(m, method), _resolve(st.env, pos), _resolve(st.env, kw),
+                     locate, errors, notes)
     return errors, notes
 
 
-def _check_tile_op(m: Machine, op: Operation, env: dict[SSAValue, Any],
-                   locate: Callable[[Operation], str | None], errors: list[PtoError],
-                   notes: list[str]) -> None:
-    from .tiles import resolve
-    pos, kw = op.tile_call()  # type: ignore[attr-defined]
-    if getattr(op, "FILL_MODE", None) is not None:
-        kw = {**kw, "mode": op.FILL_MODE}  # type: ignore[attr-defined]
+def _verify_call(op: Operation, call: Callable[..., Any], args: list[Any],
+                 kwargs: dict[str, Any], locate: Callable[[Operation], str | None],
+                 errors: list[PtoError], notes: list[str]) -> None:
+    """Run one op on the scratch machine: its PtoError joins ``errors`` (located), its
+    PtoWarnings join ``notes``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PtoWarning)
         try:
-            getattr(m, op.TILE_METHOD)(*resolve(_resolve(env, pos)), **kw)  # type: ignore[attr-defined]
+            call(*args, **kwargs)
         except PtoError as err:
             errors.append(_located(err, op, locate))
     notes.extend(f"{locate(op) or '?'}: warning: {w.message}" for w in caught
