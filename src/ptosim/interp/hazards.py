@@ -38,8 +38,7 @@ OP_PIPE = {
     "mte_l0c_gm": "FIX", "mte_l0c_l1": "FIX", "mte_l0c_ub": "FIX", "mte_l1_fb": "FIX",
     "mte_gm_ub": "MTE2", "mte_ub_ub": "V", "mte_ub_gm": "MTE3", "mte_ub_l1": "MTE3",
 }
-CUBE_PIPES = ("MTE2", "MTE1", "M", "FIX")
-VECTOR_PIPES = ("MTE2", "V", "MTE3")
+PIPES_OF = {"cube": ("MTE2", "MTE1", "M", "FIX"), "vector": ("MTE2", "V", "MTE3")}  # by Core.kind
 _WRITE_OPERANDS = frozenset({"dst", "ub_dst", "l1_dst", "gm_dst"})
 _READ_WRITE_OPS = frozenset({"mad_acc", "mad_mx_acc"})     # read the accumulator they add to
 
@@ -224,8 +223,7 @@ class HazardChecker:
         """PIPE_ALL joins every pipe of the core; a single pipe is ordered already."""
         if pipe_name(pipe) != "ALL":
             return
-        pipes = CUBE_PIPES if core.kind == "cube" else VECTOR_PIPES
-        tids = [self._thread(core, p) for p in pipes]
+        tids = [self._thread(core, p) for p in PIPES_OF[core.kind]]
         merged = [0] * len(self.clocks)
         for t in tids:
             for i, v in enumerate(self.clocks[t]):

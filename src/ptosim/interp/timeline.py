@@ -19,7 +19,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from .executor import Core
-from .hazards import CUBE_PIPES, OP_PIPE, VECTOR_PIPES, _WRITE_OPERANDS, pipe_name
+from .hazards import OP_PIPE, PIPES_OF, _WRITE_OPERANDS, pipe_name
 
 STARTUP_NS = 20.0          # fixed cost of issuing one op on its pipe
 
@@ -123,7 +123,7 @@ class Timeline:
     def barrier(self, core: Core, pipe: str, op: Operation) -> None:
         if pipe_name(pipe) != "ALL":
             return
-        pipes = CUBE_PIPES if core.kind == "cube" else VECTOR_PIPES
+        pipes = PIPES_OF[core.kind]
         t = max(self._at(core, p) for p in pipes)
         for p in pipes:
             self.ready[(core.name, p)] = t
