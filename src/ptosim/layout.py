@@ -88,8 +88,8 @@ class Layout:
         if byte_offset < 0 or need > buf.nbytes:
             raise PtoError(f"layout {self.rows}x{self.cols} at byte {byte_offset} needs "
                            f"{need} bytes, the buffer has {buf.nbytes}")
-        return np.ndarray(self.shape, dtype=d.np, buffer=buf, offset=byte_offset,
-                          strides=tuple(t * d.size for t in self.strides))
+        return np.ndarray(self.shape, d.np, buf, byte_offset,
+                          tuple([t * d.size for t in self.strides]))
 
 
 def _digits_dot(index: np.ndarray, modes: tuple[Mode, ...]) -> np.ndarray:
