@@ -91,6 +91,15 @@ def load_nz(m, a, rows, cols, name, padded_rows):
 def run_matmul(m, name, acc, M, K, N, bias_name=None, window=None):
     """5.6 / 5.4 pipeline: ND->NZ Mat tiles, TMOV (or TEXTRACT windows) to Left/Right,
     TMATMUL[_BIAS], TSTORE of the accumulator."""
+    accum, want = matmul_to_acc(m, name, acc, M, K, N, bias_name, window)
+    m_, n_ = accum.valid
+    out = m.gm_empty(m_ * n_, acc)
+    m.TSTORE(m.global_tensor(out, shape=(1, 1, 1, m_, n_), stride=(0, 0, 0, n_, 1)), accum)
+    return m.read(out, m_ * n_).reshape(m_, n_), want
+
+
+def matmul_to_acc(m, name, acc, M, K, N, bias_name=None, window=None):
+    """The pipeline up to TMATMUL: the Acc tile and the float64 product it holds."""
     es = np.dtype(NP[name]).itemsize
     c0, blk = 32 // es, max(16, 32 // es)
     rng = np.random.default_rng(M * 7 + K)
@@ -127,9 +136,7 @@ def run_matmul(m, name, acc, M, K, N, bias_name=None, window=None):
         m.TMOV(tb, mbias)
         m.TMATMUL_BIAS(accum, left, right, tb)
         want = want + bias.astype(np.float64)
-    out = m.gm_empty(m_ * n_, acc)
-    m.TSTORE(m.global_tensor(out, shape=(1, 1, 1, m_, n_), stride=(0, 0, 0, n_, 1)), accum)
-    return m.read(out, m_ * n_).reshape(m_, n_), want
+    return accum, want
 
 
 # 5.6: TMATMUL cases (m, k, n) per target; bias cases name the bias element type.
@@ -246,26 +253,113 @@ def test_tmov_acc_to_mat_then_second_matmul():
     np.testing.assert_array_equal(m.read_tile(mat), want.astype(np.float16))
 
 
-# 5.2(c): Acc -> GM in NZ: (m, n, k, s4); golden C.reshape(m/16, 16, n/s4, s4).transpose(2, 0, 1, 3)
-@pytest.mark.parametrize("M, N, K, s4", [(32, 64, 25, 16), (48, 32, 45, 16), (64, 192, 43, 8)])
-def test_tstore_acc_to_nz_view(M, N, K, s4):
-    m = ptosim.Machine(target="a5")
-    a = (np.arange(M * K) % 5).astype(np.float32).reshape(M, K)
-    b = (np.arange(K * N) % 3).astype(np.float32).reshape(K, N)
-    ma, mb = load_nz(m, a, M, K, "f32", M), load_nz(m, b, K, N, "f32", al(K, 16))
-    left = m.tile("Left", "f32", M, al(K, 16), valid=(M, K))
-    right = m.tile("Right", "f32", al(K, 16), N, valid=(K, N))
-    acc = m.tile("Acc", "f32", M, N)
-    m.TMOV(left, ma)
-    m.TMOV(right, mb)
-    m.TMATMUL(acc, left, right)
-    out = m.gm_empty(M * N, "f32")
-    shape = (1, N // s4, M // 16, 16, s4)
-    stride = (M * N, M * s4, 16 * s4, s4, 1)
-    m.TSTORE(m.global_tensor(out, shape=shape, stride=stride, layout="NZ"), acc)
-    c = a.astype(np.float64) @ b.astype(np.float64)
-    golden = c.reshape(M // 16, 16, N // s4, s4).transpose(2, 0, 1, 3).ravel()
+# 5.2(c): Acc -> GM in NZ, (target, dst, input, m, n, k, s4, pre_quant); golden: the product
+# in the destination type, re-laid out C.reshape(m/16, 16, n/s4, s4).transpose(2, 0, 1, 3)
+TSTORE_NZ_CASES = [
+    ("a2a3", "f32", "f32", 32, 64, 25, 16, None), ("a5", "f32", "f32", 48, 32, 45, 16, None),
+    ("a2a3", "f32", "f16", 32, 64, 24, 16, None), ("a5", "f16", "f16", 96, 96, 23, 16, None),
+    ("a2a3", "f32", "bf16", 48, 96, 22, 16, None), ("a5", "bf16", "bf16", 48, 256, 32, 16, None),
+    ("a2a3", "i32", "i8", 64, 96, 30, 16, None), ("a5", "f32", "f32", 64, 192, 43, 8, None),
+    ("a2a3", "f16", "i8", 64, 32, 64, 16, (0.5, "deqf16_scalar")),
+    ("a5", "ui8", "i8", 32, 32, 17, 32, (2.0, "req8_scalar")),
+]
+
+
+@pytest.mark.parametrize("target, dst, name, M, N, K, s4, quant", TSTORE_NZ_CASES)
+def test_tstore_acc_to_nz_view(target, dst, name, M, N, K, s4, quant):
+    m = ptosim.Machine(target=target)
+    acc = "i32" if name == "i8" else "f32"
+    accum, want = matmul_to_acc(m, name, acc, M, K, N)
+    out = m.gm_empty(M * N, dst)
+    view = m.global_tensor(out, shape=(1, N // s4, M // 16, 16, s4),
+                           stride=(M * N, M * s4, 16 * s4, s4, 1), layout="NZ")
+    m.TSTORE(view, accum, pre_quant=quant)
+    c = want * (quant[0] if quant else 1)
+    if dst == "ui8":
+        c = np.clip(c, 0, 255)
+    golden = c.astype(NP[dst]).reshape(M // 16, 16, N // s4, s4).transpose(2, 0, 1, 3).ravel()
     np.testing.assert_array_equal(m.read(out, M * N), golden)
+
+
+# 5.3 tmov_acc2mat: Acc -> Mat (NZ on both targets; ND / DN on a5), (target, input, Mat
+# type, m, k, n, layout); the Mat tile then holds C in its own layout
+TMOV_ACC2MAT_CASES = [
+    ("a2a3", "f16", "f16", 64, 128, 128, "NZ"), ("a2a3", "f16", "bf16", 48, 128, 64, "NZ"),
+    ("a2a3", "f16", "f16", 14, 16, 9, "NZ"), ("a5", "f16", "f16", 96, 80, 112, "NZ"),
+    ("a5", "f32", "f32", 65, 40, 80, "ND"), ("a5", "f32", "f32", 80, 40, 66, "DN"),
+    ("a5", "i8", "i32", 32, 32, 32, "NZ"),
+]
+
+
+@pytest.mark.parametrize("target, name, dst, M, K, N, layout", TMOV_ACC2MAT_CASES)
+def test_tmov_acc_to_mat_reference_cases(target, name, dst, M, K, N, layout):
+    m = ptosim.Machine(target=target)
+    accum, want = matmul_to_acc(m, name, "i32" if name == "i8" else "f32", M, K, N)
+    bl, sl = {"NZ": ("ColMajor", "RowMajor"), "ND": ("RowMajor", "NoneBox"),
+              "DN": ("ColMajor", "NoneBox")}[layout]
+    mat = m.tile("Mat", dst, accum.rows, accum.cols, blayout=bl, slayout=sl, valid=(M, N))
+    m.TMOV(mat, accum)
+    np.testing.assert_array_equal(m.read_tile(mat), want.astype(NP[dst]))
+
+
+def test_acc_to_mat_saturates_like_fixpipe():
+    """f32 -> f16 through FIXPIPE saturates by default (72000 -> 65504), in TMOV and
+    TINSERT alike; an i32 accumulator needs an explicit quant mode for a narrower Mat."""
+    m = ptosim.Machine(target="a5")
+    acc = m.tile("Acc", "f32", 16, 16)
+    m.write(acc.ptr, np.full(256, 72000.0, np.float32))
+    mat = m.tile("Mat", "f16", 32, 32, blayout="ColMajor", slayout="RowMajor")
+    m.TINSERT(mat, acc, 16, 16)
+    m.TMOV(m.tile("Mat", "f16", 16, 16, blayout="ColMajor", slayout="RowMajor", addr=4096), acc)
+    assert (m.read_tile(mat)[16:, 16:] == 65504).all()
+    iacc = m.tile("Acc", "i32", 16, 32)
+    m.write(iacc.ptr, np.arange(512, dtype=np.int32) - 100)
+    i8 = m.tile("Mat", "ui8", 16, 32, blayout="ColMajor", slayout="RowMajor")
+    with pytest.raises(ptosim.VerifyError, match="TMOV: an i32 accumulator writes ui8 only "
+                                                 "with pre_quant"):
+        m.TMOV(i8, iacc)
+    m.TMOV(i8, iacc, pre_quant=(1.0, "req8_scalar"))
+    golden = np.clip(m.read(iacc.ptr, 512).reshape(2, 16, 16).transpose(1, 0, 2)
+                     .reshape(16, 32), 0, 255)
+    np.testing.assert_array_equal(m.read_tile(i8), golden)
+
+
+@pytest.mark.parametrize("target, bl, sl, shape, valid, dst_shape, where, message", [
+    ("a2a3", "RowMajor", "NoneBox", (16, 16), (16, 16), (16, 16), (0, 0),
+     "Acc -> Mat writes NZ tiles on a2a3, got ND"),
+    ("a5", "ColMajor", "RowMajor", (16, 16), (16, 10), (32, 32), (8, 0),
+     "the Acc must land on a fractal: row 8 a multiple of 16, column 0 of 16"),
+    ("a5", "ColMajor", "RowMajor", (32, 32), (32, 32), (32, 32), (16, 0),
+     "a 32x32 Acc block at \\(16, 0\\) leaves the 32x32 Mat tile"),
+])
+def test_acc_to_mat_rules(target, bl, sl, shape, valid, dst_shape, where, message):
+    m = ptosim.Machine(target=target)
+    acc = m.tile("Acc", "f32", *shape, valid=valid)
+    mat = m.tile("Mat", "f16", *dst_shape, blayout=bl, slayout=sl)
+    with pytest.raises(ptosim.VerifyError, match="TINSERT: " + message):
+        m.TINSERT(mat, acc, *where)
+
+
+@pytest.mark.parametrize("shape, message", [
+    ((1, 4, 2, 16, 8), "an Acc stores to an NZ view with s3 = 16, s4 = 16 \\(f16 lines\\)"),
+    ((1, 2, 2, 16, 16), None),
+])
+def test_tstore_nz_view_line_width(shape, message):
+    m = ptosim.Machine(target="a5")
+    acc = m.tile("Acc", "f32", 32, 32)
+    m.write(acc.ptr, np.arange(1024, dtype=np.float32))
+    out = m.gm_empty(1024, "f16")
+    s4 = shape[4]
+    view = m.global_tensor(out, shape=shape, stride=(1024, 32 * s4, 16 * s4, s4, 1),
+                           layout="NZ")
+    if message:
+        with pytest.raises(ptosim.VerifyError, match="TSTORE: " + message):
+            m.TSTORE(view, acc)
+        return
+    m.TSTORE(view, acc)
+    c = m.read(acc.ptr, 1024).reshape(2, 32, 16).transpose(1, 0, 2).reshape(32, 32)
+    golden = c.astype(np.float16).reshape(2, 16, 2, 16).transpose(2, 0, 1, 3).ravel()
+    np.testing.assert_array_equal(m.read(out, 1024), golden)
 
 
 # 5.3 a5 tmov_nd2nz / nd2zn: Vec ND -> Vec NZ / ZN

@@ -72,6 +72,7 @@ class _Plan:
     loop3: tuple[int, int, int] = (1, 0, 0)
     has_loop3: bool = False
     sat: str = "sat"
+    nz_c0: int = 16          # elements per NZ output line (nz2nz)
 
 
 def _is_float_scalar(v: object) -> bool:
@@ -149,14 +150,18 @@ class FixpipeOps(MachineState):
     def _fixpipe(self, op: str, space: str, src: object, dst: object, m: object, n: object,
                  src_stride: object, dst_stride: object, dst_mode: object, unit_flag: object,
                  pre_quant: object, pre_relu: object, layout: object, loop3: object,
-                 sat: object, atomic: object) -> None:
+                 sat: object, atomic: object, nz_c0: int | None = None) -> None:
+        """The three writebacks. ``nz_c0`` is the tile level's NZ output for any
+        destination type (C0 elements per 32 B line, 16 for 32-bit): the micro-op's nz2nz
+        takes f32 only, the C++ tile ops drive the same hardware NZ mode with the
+        destination's C0 (docs/semantics.md, "Tile level")."""
         require_op(self, op)
         s = check_ptr(op, "src", src, "l0c")
         d = check_ptr(op, "dst", dst, space)
         if s.dtype.name not in ("f32", "i32", "si32"):
             raise DtypeError(f"src element type must be f32 or i32, got {s.dtype.name}",
                              op=op, operand="src")
-        if space == "ub" and d.dtype.name not in ("f16", "f32"):
+        if space == "ub" and d.dtype.name not in ("f16", "f32") and nz_c0 is None:
             raise DtypeError(f"a UB destination must be f16 or f32, got {d.dtype.name}", op=op,
                              operand="dst")
         mv = field(op, "m", m, 16, 1)
@@ -178,6 +183,8 @@ class FixpipeOps(MachineState):
         self._check_quant(op, plan, pre_quant, s.dtype, d.dtype)
         self._check_relu(op, plan, pre_relu, d.dtype)
         self._check_layout(op, plan, layout, loop3, unit_flag, d.dtype)
+        if nz_c0 is not None:                   # layout must be left out by the caller
+            plan.layout, plan.nz_c0 = "nz2nz", nz_c0
         plan.sat = self._check_sat(op, sat)
         combine = self._check_atomic(op, atomic, d.dtype)
         targets = self._ub_targets(op, plan, dst_mode, d, mv, nv) if space == "ub" \
@@ -337,6 +344,8 @@ class FixpipeOps(MachineState):
                           field(op, "loop3 src_stride", s3, 16),
                           field(op, "loop3 dst_stride", d3, 32))
         plan.layout, plan.layout_arg = name or "nz2nd", arg
+        if name == "nz2nz":
+            plan.nz_c0 = 8 if arg == 1 else 16
 
     def _check_sat(self, op: str, sat: object) -> str:
         if sat is None:       # the CTRL register decides: bit 48 nosat, bit 50 keeps NaN
@@ -461,7 +470,7 @@ def _dst_extent(plan: _Plan, m: int, n: int, ds: int, es: int) -> int:
     elif plan.layout == "nz2dn":
         last = (n - 1) * ds + m - 1
     else:
-        c0 = 8 if plan.layout_arg == 1 else 16
+        c0 = plan.nz_c0
         last = max(((j // c0) * ds + (m - 1) * c0 + j % c0)
                    for j in {n - 1, max(0, (n // c0) * c0 - 1)})
     return (last + 1) * es
@@ -475,7 +484,7 @@ def _dst_views(plan: _Plan, buf: np.ndarray, off: int, dst: DType, ds: int, m: i
         return [(strided(buf, off, [(m, ds * es)], (n,), (es,), npdt), 0, n)]
     if plan.layout == "nz2dn":
         return [(strided(buf, off, [(m, es)], (n,), (ds * es,), npdt), 0, n)]
-    c0 = 8 if plan.layout_arg == 1 else 16
+    c0 = plan.nz_c0
     full, tail = divmod(n, c0)
     views = []
     if full:

@@ -273,28 +273,61 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
 
     def _store_acc(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
                    pre_relu: tuple | None, atomic: tuple[str, str] | None) -> None:
+        """FIXPIPE to an ND view (nz2nd, dst_stride = the row stride t3) or an NZ view
+        (C0-element lines, dst_stride = the column-block stride t1)."""
         vr, vc = t.valid
         s0, s1, s2, s3, s4 = g.shape
-        if g.layout == "NZ" and g.ptr.dtype.name == "f32" and s0 == 1 and s3 == 16 \
-                and s4 in (8, 16) and pre_quant is None:
-            # f32 NZ output: 16-column blocks, or 8-column ones (channel split), t1 apart
-            layout: object = "nz2nz" if s4 == 16 else ("nz2nz", 1)
-            self.mte_l0c_gm(t.ptr, g.ptr, vr, vc, t.rows, g.stride[1], 0, 0,
-                            pre_relu=pre_relu, layout=layout, atomic=atomic)
+        t0, t1, t2, t3, t4 = g.stride
+        dst = g.ptr.dtype
+        pre_quant = _acc_quant("TSTORE", t.dtype, dst, pre_quant)
+        if g.layout == "NZ" and s0 == 1:
+            lines = {8, 16} if dst.name == "f32" else {_nz_c0(dst)}
+            if s3 != 16 or s4 not in lines or (t2, t3, t4) != (16 * s4, s4, 1):
+                raise VerifyError(f"an Acc stores to an NZ view with s3 = 16, s4 = "
+                                  f"{' or '.join(map(str, sorted(lines)))} ({dst.name} lines) "
+                                  f"and packed rows (t2, t3, t4) = (16 s4, s4, 1); got shape "
+                                  f"{g.shape}, stride {g.stride}", op="TSTORE")
+            self._fixpipe("mte_l0c_gm", "gm", t.ptr, g.ptr, vr, vc, t.rows, t1, None, None,
+                          pre_quant, pre_relu, None, None, None, atomic, nz_c0=s4)
             return
         if g.layout != "ND" or (s0, s1, s2) != (1, 1, 1):
             raise NotImplementedOpError(f"TSTORE from an Acc tile to a {g.layout} view with "
-                                        f"shape {g.shape} (ND 2-D views and f32 NZ views with "
-                                        f"s3 = 16, s4 = 8 or 16 are implemented)", op="TSTORE")
-        dst_t, acc_t = g.ptr.dtype.name, t.dtype.name
-        if pre_quant is None and dst_t != acc_t:
-            cast = {("f32", "f16"): "f32_f16", ("f32", "bf16"): "f32_bf16"}.get((acc_t, dst_t))
-            if cast is None:
-                raise VerifyError(f"an {acc_t} accumulator stores to {dst_t} only with "
-                                  f"pre_quant", op="TSTORE")
-            pre_quant = (0.0, cast)
-        self.mte_l0c_gm(t.ptr, g.ptr, vr, vc, t.rows, g.stride[3], 0, 0, pre_quant=pre_quant,
+                                        f"shape {g.shape} (2-D ND views and NZ views with s0 "
+                                        f"= 1 are implemented)", op="TSTORE")
+        self.mte_l0c_gm(t.ptr, g.ptr, vr, vc, t.rows, t3, 0, 0, pre_quant=pre_quant,
                         pre_relu=pre_relu, layout="nz2nd", atomic=atomic)
+
+    def _acc_to_mat(self, op: str, dst: Tile, src: Tile, r0: int, c0: int,
+                    pre_quant: tuple | None) -> None:
+        """FIXPIPE L0C -> L1: into an NZ tile at a fractal corner (m = the Acc's rows, n =
+        its valid columns rounded up to the Mat's C0, as the C++ lowering passes them), or
+        (a5) into an ND / DN tile over the valid region."""
+        vr, vc = src.valid
+        quant = _acc_quant(op, src.dtype, dst.dtype, pre_quant)
+        if dst.name == "NZ":
+            c0_elems = dst.dtype.c0       # 32 B lines (a 4-byte type: the channel split)
+            rows, cols = src.rows, align(vc, c0_elems)
+            if r0 % 16 or c0 % c0_elems:
+                raise VerifyError(f"the Acc must land on a fractal: row {r0} a multiple of 16, "
+                                  f"column {c0} of {c0_elems}", op=op)
+        elif dst.name in ("ND", "DN") and self.target.name == "a5":
+            rows, cols = vr, vc
+        else:
+            legal = "NZ, ND or DN" if self.target.name == "a5" else "NZ"
+            raise VerifyError(f"Acc -> Mat writes {legal} tiles on {self.target.name}, got "
+                              f"{dst.name}", op=op)
+        if r0 < 0 or c0 < 0 or r0 + rows > dst.rows or c0 + cols > dst.cols:
+            raise VerifyError(f"a {rows}x{cols} Acc block at ({r0}, {c0}) leaves the "
+                              f"{dst.rows}x{dst.cols} Mat tile", op=op)
+        base = dst.ptr + int(dst.layout.offsets()[r0, c0])
+        if dst.name == "NZ":
+            self._fixpipe("mte_l0c_l1", "l1", src.ptr, base, rows, cols, src.rows,
+                          dst.rows * c0_elems, None, None, quant, None, None, None, None, None,
+                          nz_c0=c0_elems)
+        else:
+            self.mte_l0c_l1(src.ptr, base, rows, cols, src.rows,
+                            dst.cols if dst.name == "ND" else dst.rows, pre_quant=quant,
+                            layout="nz2nd" if dst.name == "ND" else ("nz2dn", 1))
 
     # --- TMOV ----------------------------------------------------------------------------
     def TMOV(self, dst: Tile, src: Tile, *, pre_quant: tuple | None = None) -> None:
@@ -329,7 +362,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                 if (src.rows, src.cols) != (dst.rows, dst.cols):
                     raise VerifyError(f"Acc -> Mat needs equal shapes, got {src.rows}x{src.cols} "
                                       f"-> {dst.rows}x{dst.cols}", op=op)
-                self.TINSERT(dst, src, 0, 0)
+                self._acc_to_mat(op, dst, src, 0, 0, pre_quant)
             elif pair == ("Acc", "Vec"):
                 if dst.name != "ND":
                     raise NotImplementedOpError(f"TMOV Acc -> Vec into a {dst.name} tile (ND "
@@ -440,10 +473,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         window = self._matrix(src)[r0:r0 + dst.rows, c0:c0 + dst.cols]
         self._store_matrix(dst, slice(None), slice(None), window)
 
-    def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int) -> None:
-        """dst(r0 + i, c0 + j) = src(i, j): Vec -> Vec (ND) over src's valid region, and
-        Acc -> Mat (NZ) over src's rows x align(valid cols, C0), converting f32 to the Mat
-        type (round to nearest even)."""
+    def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int, *,
+                pre_quant: tuple | None = None) -> None:
+        """dst(r0 + i, c0 + j) = src(i, j): Vec -> Vec (ND) and Vec -> Mat over src's
+        valid region; Acc -> Mat through FIXPIPE (NZ: src's rows x align(valid cols, C0);
+        f32 -> f16 / bf16 cast by default, other types with ``pre_quant``)."""
         op = "TINSERT"
         pair = (src.tile_type, dst.tile_type)
         vr, vc = src.valid
@@ -459,12 +493,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                                   "of the same element type", op=op)
             rows, cols = vr, vc
         elif pair == ("Acc", "Mat"):
-            if dst.name != "NZ":
-                raise VerifyError(f"Acc -> Mat inserts into NZ tiles, got {dst.name}", op=op)
-            rows, cols = src.rows, align(vc, dst.dtype.c0)
-            if r0 % 16 or c0 % dst.dtype.c0:
-                raise VerifyError(f"the insert must start on a fractal: row {r0} a multiple of "
-                                  f"16, column {c0} of {dst.dtype.c0}", op=op)
+            with _lowered(op):
+                self._acc_to_mat(op, dst, src, r0, c0, pre_quant)
+            return
         else:
             raise NotImplementedOpError(f"TINSERT {pair[0]} -> {pair[1]} is not implemented "
                                         f"(Vec -> Vec, Vec -> Mat, Acc -> Mat are)", op=op)
@@ -561,6 +592,25 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             else:
                 assert bias is not None
                 self.mad_bias(left.ptr, right.ptr, acc.ptr, bias.ptr, m, n, k, **flags)
+
+
+def _nz_c0(dt: DType) -> int:
+    """Elements per line of an NZ GM view FIXPIPE writes: 32 B of a 1- or 2-byte type, 16
+    of a 4-byte one (an f32 view may also choose the channel split's 8)."""
+    return 16 if dt.size >= 2 else 32
+
+
+def _acc_quant(op: str, acc: DType, dst: DType, pre_quant: tuple | None) -> tuple | None:
+    """The pre_quant an Acc writeback needs: none for the accumulator's own type, the
+    f32 -> f16 / bf16 casts by default, an explicit mode for everything else."""
+    if pre_quant is not None or dst.name == acc.name or (acc.name in ("i32", "si32")
+                                                         and dst.name in ("i32", "si32")):
+        return pre_quant
+    cast = {("f32", "f16"): "f32_f16", ("f32", "bf16"): "f32_bf16"}.get((acc.name, dst.name))
+    if cast is None:
+        raise VerifyError(f"an {acc.name} accumulator writes {dst.name} only with pre_quant",
+                          op=op)
+    return (0.0, cast)
 
 
 def _check_pair(op: str, t: object, g: object, same_size: bool = True) -> None:
