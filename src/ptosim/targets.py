@@ -14,12 +14,14 @@ from .errors import PtoError
 KIB = 1024
 
 # Canonical on-chip space names and the aliases users may write (TileType / memref spellings).
-SPACES: tuple[str, ...] = ("gm", "l1", "l0a", "l0b", "l0c", "ub", "bt", "fb")
+SPACES: tuple[str, ...] = ("gm", "l1", "l0a", "l0b", "l0c", "ub", "bt", "fb", "l0a_mx", "l0b_mx")
 SPACE_ALIASES: dict[str, str] = {
     "mat": "l1", "left": "l0a", "right": "l0b", "acc": "l0c", "vec": "ub",
-    "bias": "bt", "scaling": "fb", "cbuf": "l1", "ubuf": "ub",
+    "bias": "bt", "scaling": "fb", "cbuf": "l1", "ubuf": "ub", "scaleleft": "l0a_mx",
+    "scaleright": "l0b_mx",
 }
-CUBE_SPACES: tuple[str, ...] = ("l1", "l0a", "l0b", "l0c", "bt", "fb")  # owned by the AIC
+# owned by the AIC; l0a_mx / l0b_mx hold MX scale tiles (a5; no capacity on a2a3)
+CUBE_SPACES: tuple[str, ...] = ("l1", "l0a", "l0b", "l0c", "bt", "fb", "l0a_mx", "l0b_mx")
 VECTOR_SUBBLOCKS = 2  # one AIC + two AIV per block
 
 _COMMON_DTYPES = frozenset({"f16", "bf16", "f32", "i8", "si8", "ui8", "i16", "si16", "ui16",
@@ -75,7 +77,7 @@ _MAD_A5 = frozenset({(a, b, "f32") for a in ("f8E4M3FN", "f8E5M2")
 A2A3 = Target(
     name="a2a3",
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 128 * KIB,
-              "ub": 192 * KIB, "bt": 1 * KIB, "fb": 2 * KIB},
+              "ub": 192 * KIB, "bt": 1 * KIB, "fb": 2 * KIB, "l0a_mx": 0, "l0b_mx": 0},
     dtypes=_COMMON_DTYPES,
     ops=_COMMON_OPS,
     l0a_layout="ZZ",
@@ -88,7 +90,8 @@ A2A3 = Target(
 A5 = Target(
     name="a5",
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
-              "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB},
+              "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,
+              "l0b_mx": 4 * KIB},
     dtypes=_COMMON_DTYPES | _A5_ONLY_DTYPES,
     ops=_COMMON_OPS | _A5_ONLY_OPS,
     l0a_layout="NZ",

@@ -73,6 +73,7 @@ class _Plan:
     has_loop3: bool = False
     sat: str = "sat"
     nz_c0: int = 16          # elements per NZ output line (nz2nz)
+    tile: bool = False       # called by a tile op: the C++ lowering's rules apply
 
 
 def _is_float_scalar(v: object) -> bool:
@@ -150,18 +151,20 @@ class FixpipeOps(MachineState):
     def _fixpipe(self, op: str, space: str, src: object, dst: object, m: object, n: object,
                  src_stride: object, dst_stride: object, dst_mode: object, unit_flag: object,
                  pre_quant: object, pre_relu: object, layout: object, loop3: object,
-                 sat: object, atomic: object, nz_c0: int | None = None) -> None:
-        """The three writebacks. ``nz_c0`` is the tile level's NZ output for any
-        destination type (C0 elements per 32 B line, 16 for 32-bit): the micro-op's nz2nz
-        takes f32 only, the C++ tile ops drive the same hardware NZ mode with the
-        destination's C0 (docs/semantics.md, "Tile level")."""
+                 sat: object, atomic: object, nz_c0: int | None = None,
+                 tile: bool = False) -> None:
+        """The three writebacks. With ``tile`` the tile ops' (C++ lowering's) rules apply
+        where they are wider than the micro-ISA's (docs/semantics.md, "FIXPIPE NZ at tile
+        level"): ``nz_c0`` gives an NZ output of any destination type with lines of that
+        many elements (nz2nz itself takes f32 only), a UB may receive any destination
+        type, and the dual modes may write NZ and apply ReLU."""
         require_op(self, op)
         s = check_ptr(op, "src", src, "l0c")
         d = check_ptr(op, "dst", dst, space)
         if s.dtype.name not in ("f32", "i32", "si32"):
             raise DtypeError(f"src element type must be f32 or i32, got {s.dtype.name}",
                              op=op, operand="src")
-        if space == "ub" and d.dtype.name not in ("f16", "f32") and nz_c0 is None:
+        if space == "ub" and d.dtype.name not in ("f16", "f32") and not tile:
             raise DtypeError(f"a UB destination must be f16 or f32, got {d.dtype.name}", op=op,
                              operand="dst")
         mv = field(op, "m", m, 16, 1)
@@ -179,7 +182,7 @@ class FixpipeOps(MachineState):
         if unit_flag not in (None, "check_only", "check_and_clear"):
             raise VerifyError(f"unit_flag must be 'check_only' or 'check_and_clear', got "
                               f"{unit_flag!r}", op=op, operand="unit_flag")
-        plan = _Plan()
+        plan = _Plan(tile=tile)
         self._check_quant(op, plan, pre_quant, s.dtype, d.dtype)
         self._check_relu(op, plan, pre_relu, d.dtype)
         self._check_layout(op, plan, layout, loop3, unit_flag, d.dtype)
@@ -381,7 +384,7 @@ class FixpipeOps(MachineState):
                 ("pre_quant", plan.quant is not None), ("pre_relu", plan.relu is not None),
                 ("clip", plan.clip is not None), ("nz2dn", plan.layout == "nz2dn"),
                 ("nz2nz", plan.layout == "nz2nz"), ("loop3", plan.has_loop3))
-                if on]
+                if on and not (plan.tile and name in ("pre_relu", "nz2nz"))]
             if banned:
                 raise VerifyError(f"dual destination mode cannot be combined with "
                                   f"{', '.join(banned)}", op=op, operand="dst_mode")

@@ -13,8 +13,8 @@ from ..errors import NotImplementedOpError, PtoError, SpaceError, TargetError, V
 from ..machine import Ptr
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
-from ..ops.fixpipe import FixpipeOps
 from ..ops.mad import MadOps
+from .acc import AccOps
 from .tensor import GlobalTensor, make_global_tensor
 from .tile import SPACE_OF, Tile, check_tile, pad_element
 
@@ -46,7 +46,7 @@ class _lowered:
         return False
 
 
-class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
+class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     """Tile, GlobalTensor and the tile ops."""
 
     # --- descriptors ---------------------------------------------------------------------
@@ -271,68 +271,12 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         buf[off:off + (int(idx.max()) + 1) * t.dtype.size].view(t.dtype.np)[idx] = \
             self._matrix(t)[:vr, :vc]
 
-    def _store_acc(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
-                   pre_relu: tuple | None, atomic: tuple[str, str] | None) -> None:
-        """FIXPIPE to an ND view (nz2nd, dst_stride = the row stride t3) or an NZ view
-        (C0-element lines, dst_stride = the column-block stride t1)."""
-        vr, vc = t.valid
-        s0, s1, s2, s3, s4 = g.shape
-        t0, t1, t2, t3, t4 = g.stride
-        dst = g.ptr.dtype
-        pre_quant = _acc_quant("TSTORE", t.dtype, dst, pre_quant)
-        if g.layout == "NZ" and s0 == 1:
-            lines = {8, 16} if dst.name == "f32" else {_nz_c0(dst)}
-            if s3 != 16 or s4 not in lines or (t2, t3, t4) != (16 * s4, s4, 1):
-                raise VerifyError(f"an Acc stores to an NZ view with s3 = 16, s4 = "
-                                  f"{' or '.join(map(str, sorted(lines)))} ({dst.name} lines) "
-                                  f"and packed rows (t2, t3, t4) = (16 s4, s4, 1); got shape "
-                                  f"{g.shape}, stride {g.stride}", op="TSTORE")
-            self._fixpipe("mte_l0c_gm", "gm", t.ptr, g.ptr, vr, vc, t.rows, t1, None, None,
-                          pre_quant, pre_relu, None, None, None, atomic, nz_c0=s4)
-            return
-        if g.layout != "ND" or (s0, s1, s2) != (1, 1, 1):
-            raise NotImplementedOpError(f"TSTORE from an Acc tile to a {g.layout} view with "
-                                        f"shape {g.shape} (2-D ND views and NZ views with s0 "
-                                        f"= 1 are implemented)", op="TSTORE")
-        self.mte_l0c_gm(t.ptr, g.ptr, vr, vc, t.rows, t3, 0, 0, pre_quant=pre_quant,
-                        pre_relu=pre_relu, layout="nz2nd", atomic=atomic)
-
-    def _acc_to_mat(self, op: str, dst: Tile, src: Tile, r0: int, c0: int,
-                    pre_quant: tuple | None) -> None:
-        """FIXPIPE L0C -> L1: into an NZ tile at a fractal corner (m = the Acc's rows, n =
-        its valid columns rounded up to the Mat's C0, as the C++ lowering passes them), or
-        (a5) into an ND / DN tile over the valid region."""
-        vr, vc = src.valid
-        quant = _acc_quant(op, src.dtype, dst.dtype, pre_quant)
-        if dst.name == "NZ":
-            c0_elems = dst.dtype.c0       # 32 B lines (a 4-byte type: the channel split)
-            rows, cols = src.rows, align(vc, c0_elems)
-            if r0 % 16 or c0 % c0_elems:
-                raise VerifyError(f"the Acc must land on a fractal: row {r0} a multiple of 16, "
-                                  f"column {c0} of {c0_elems}", op=op)
-        elif dst.name in ("ND", "DN") and self.target.name == "a5":
-            rows, cols = vr, vc
-        else:
-            legal = "NZ, ND or DN" if self.target.name == "a5" else "NZ"
-            raise VerifyError(f"Acc -> Mat writes {legal} tiles on {self.target.name}, got "
-                              f"{dst.name}", op=op)
-        if r0 < 0 or c0 < 0 or r0 + rows > dst.rows or c0 + cols > dst.cols:
-            raise VerifyError(f"a {rows}x{cols} Acc block at ({r0}, {c0}) leaves the "
-                              f"{dst.rows}x{dst.cols} Mat tile", op=op)
-        base = dst.ptr + int(dst.layout.offsets()[r0, c0])
-        if dst.name == "NZ":
-            self._fixpipe("mte_l0c_l1", "l1", src.ptr, base, rows, cols, src.rows,
-                          dst.rows * c0_elems, None, None, quant, None, None, None, None, None,
-                          nz_c0=c0_elems)
-        else:
-            self.mte_l0c_l1(src.ptr, base, rows, cols, src.rows,
-                            dst.cols if dst.name == "ND" else dst.rows, pre_quant=quant,
-                            layout="nz2nd" if dst.name == "ND" else ("nz2dn", 1))
-
     # --- TMOV ----------------------------------------------------------------------------
-    def TMOV(self, dst: Tile, src: Tile, *, pre_quant: tuple | None = None) -> None:
-        """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec (ND), Acc -> Mat (NZ) and
-        Acc -> Vec (a5, ND)."""
+    def TMOV(self, dst: Tile, src: Tile, *, mode: str | None = None,
+             pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
+        """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec, Vec -> Mat (a5), Acc ->
+        Mat and Acc -> Vec (a5) through FIXPIPE (``mode``: an AccToVecMode name, default
+        the destination tile's own sub-block; ``pre_quant`` / ``pre_relu`` as FIXPIPE's)."""
         op = "TMOV"
         pair = (src.tile_type, dst.tile_type)
         with _lowered(op):
@@ -358,21 +302,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                 self._relayout(op, dst, src)
             elif pair == ("Vec", "Mat"):
                 self._tmov_vec_mat(dst, src)
-            elif pair == ("Acc", "Mat"):
-                if (src.rows, src.cols) != (dst.rows, dst.cols):
-                    raise VerifyError(f"Acc -> Mat needs equal shapes, got {src.rows}x{src.cols} "
-                                      f"-> {dst.rows}x{dst.cols}", op=op)
-                self._acc_to_mat(op, dst, src, 0, 0, pre_quant)
-            elif pair == ("Acc", "Vec"):
-                if dst.name != "ND":
-                    raise NotImplementedOpError(f"TMOV Acc -> Vec into a {dst.name} tile (ND "
-                                                f"is implemented)", op=op)
-                vr, vc = dst.valid
-                if pre_quant is None and dst.dtype.name != src.dtype.name:
-                    pre_quant = (0.0, {"f16": "f32_f16", "bf16": "f32_bf16"}.get(
-                        dst.dtype.name, "no_convert"))
-                self.mte_l0c_ub(src.ptr, dst.ptr, vr, vc, src.rows, dst.cols,
-                                dst_mode=dst.ptr.sub, pre_quant=pre_quant, layout="nz2nd")
+            elif src.tile_type == "Acc" and dst.tile_type in ("Mat", "Vec"):
+                self._acc_move(op, dst, src, (0, 0), "move", mode, pre_quant, pre_relu)
             else:
                 raise NotImplementedOpError(f"TMOV {pair[0]} -> {pair[1]} is not implemented "
                                             f"yet", op=op)
@@ -438,7 +369,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         idx = t.layout.offsets()[rows, cols]
         buf[off:off + t.nbytes].view(t.dtype.np)[idx] = values
 
-    def TEXTRACT(self, dst: Tile, src: Tile, r0: int, c0: int) -> None:
+    def TEXTRACT(self, dst: Tile, src: Tile, r0: int, c0: int, *, mode: str | None = None,
+                 pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
         """dst(i, j) = src(r0 + i, c0 + j) over dst's whole fractals (Mat -> Left / Right).
         The L1 -> L0 micro-ops have no source stride, so this moves the fractals directly
         (docs/semantics.md, "Tile level")."""
@@ -454,9 +386,14 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             self._store_matrix(dst, slice(0, vr), slice(0, vc),
                                self._matrix(src)[r0:r0 + vr, c0:c0 + vc])
             return
+        if src.tile_type == "Acc" and dst.tile_type in ("Mat", "Vec"):
+            with _lowered(op):
+                self._acc_move(op, dst, src, (r0, c0), "extract", mode, pre_quant, pre_relu)
+            return
         if pair not in (("Mat", "Left"), ("Mat", "Right")):
             raise NotImplementedOpError(f"TEXTRACT {pair[0]} -> {pair[1]} is not implemented "
-                                        f"(Mat -> Left / Right are)", op=op)
+                                        f"(Mat -> Left / Right, Vec -> Vec, Acc -> Mat / Vec "
+                                        f"are)", op=op)
         if src.dtype.np != dst.dtype.np:
             raise VerifyError(f"element types differ: {src.dtype.name} -> {dst.dtype.name}",
                               op=op)
@@ -473,11 +410,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
         window = self._matrix(src)[r0:r0 + dst.rows, c0:c0 + dst.cols]
         self._store_matrix(dst, slice(None), slice(None), window)
 
-    def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int, *,
-                pre_quant: tuple | None = None) -> None:
+    def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int, *, mode: str | None = None,
+                pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
         """dst(r0 + i, c0 + j) = src(i, j): Vec -> Vec (ND) and Vec -> Mat over src's
-        valid region; Acc -> Mat through FIXPIPE (NZ: src's rows x align(valid cols, C0);
-        f32 -> f16 / bf16 cast by default, other types with ``pre_quant``)."""
+        valid region; Acc -> Mat / Vec (a5) through FIXPIPE (NZ: src's rows x align(valid
+        cols, C0); f32 -> f16 / bf16 cast by default, other types with ``pre_quant``)."""
         op = "TINSERT"
         pair = (src.tile_type, dst.tile_type)
         vr, vc = src.valid
@@ -492,9 +429,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
                 raise VerifyError("Vec -> Mat inserts an ND or NZ Vec tile into an NZ Mat tile "
                                   "of the same element type", op=op)
             rows, cols = vr, vc
-        elif pair == ("Acc", "Mat"):
+        elif src.tile_type == "Acc" and dst.tile_type in ("Mat", "Vec"):
             with _lowered(op):
-                self._acc_to_mat(op, dst, src, r0, c0, pre_quant)
+                self._acc_move(op, dst, src, (r0, c0), "insert", mode, pre_quant, pre_relu)
             return
         else:
             raise NotImplementedOpError(f"TINSERT {pair[0]} -> {pair[1]} is not implemented "
@@ -592,25 +529,6 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, FixpipeOps):
             else:
                 assert bias is not None
                 self.mad_bias(left.ptr, right.ptr, acc.ptr, bias.ptr, m, n, k, **flags)
-
-
-def _nz_c0(dt: DType) -> int:
-    """Elements per line of an NZ GM view FIXPIPE writes: 32 B of a 1- or 2-byte type, 16
-    of a 4-byte one (an f32 view may also choose the channel split's 8)."""
-    return 16 if dt.size >= 2 else 32
-
-
-def _acc_quant(op: str, acc: DType, dst: DType, pre_quant: tuple | None) -> tuple | None:
-    """The pre_quant an Acc writeback needs: none for the accumulator's own type, the
-    f32 -> f16 / bf16 casts by default, an explicit mode for everything else."""
-    if pre_quant is not None or dst.name == acc.name or (acc.name in ("i32", "si32")
-                                                         and dst.name in ("i32", "si32")):
-        return pre_quant
-    cast = {("f32", "f16"): "f32_f16", ("f32", "bf16"): "f32_bf16"}.get((acc.name, dst.name))
-    if cast is None:
-        raise VerifyError(f"an {acc.name} accumulator writes {dst.name} only with pre_quant",
-                          op=op)
-    return (0.0, cast)
 
 
 def _check_pair(op: str, t: object, g: object, same_size: bool = True) -> None:

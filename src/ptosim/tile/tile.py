@@ -27,10 +27,14 @@ PAD_NAMES = ("Null", "Zero", "Max", "Min")
 
 
 def legal_layouts(tile_type: str, target: str) -> frozenset[tuple[str, int]]:
-    """(layout name, fractal) pairs a TileType may use on a target (research notes §1.3)."""
+    """(layout name, fractal) pairs a TileType may use on a target (research notes §1.3;
+    a5's NZ-1024 Vec / Mat tiles receive accumulators, research "Acc exit paths" §2, §6)."""
+    a5 = target == "a5"
+    a5_vec = {("ZN", 512), ("NZ", 1024)} if a5 else set()
+    a5_mat = {("NZ", 1024)} if a5 else set()
     table = {
-        "Vec": {("ND", 512), ("DN", 512), ("NZ", 512)} | ({("ZN", 512)} if target == "a5" else set()),
-        "Mat": {("ND", 512), ("DN", 512), ("NZ", 512), ("ZN", 512)},
+        "Vec": {("ND", 512), ("DN", 512), ("NZ", 512)} | a5_vec,
+        "Mat": {("ND", 512), ("DN", 512), ("NZ", 512), ("ZN", 512)} | a5_mat,
         "Left": {("ZZ", 512)} if target == "a2a3" else {("NZ", 512)},
         "Right": {("ZN", 512)},
         "Acc": {("NZ", 1024)},
