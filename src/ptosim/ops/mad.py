@@ -68,7 +68,7 @@ def finite_max(dt: DType) -> float:
     return float(ml_dtypes.finfo(dt.np).max)
 
 
-def _saturate_inputs(x: np.ndarray, dt: DType) -> np.ndarray:
+def saturate_inputs(x: np.ndarray, dt: DType) -> np.ndarray:
     """Saturating mode: NaN inputs count as 0 and infinities as the type's largest value."""
     top = finite_max(dt)
     return np.nan_to_num(x, nan=0.0, posinf=top, neginf=-top)
@@ -178,7 +178,7 @@ class MadOps(MachineState):
             # Every input element reaches some output, so a finite product means finite
             # inputs; only otherwise does saturating mode need its input pass.
             if is_float and sat == "sat" and not np.isfinite(prod).all():
-                prod = _saturate_inputs(x, at) @ _saturate_inputs(y, bt_)
+                prod = saturate_inputs(x, at) @ saturate_inputs(y, bt_)
             self._accumulate(op, prod, is_float, sat, c_buf, c_off, ct, mv, nv,
                              bias_buf[bias_off:bias_off + nv * 4].view(ct.np)
                              if bias_ptr is not None else None)

@@ -15,8 +15,9 @@ from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
 from .acc import AccOps
+from .mx import load_mx, move_scale, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
-from .tile import SPACE_OF, Tile, check_tile, pad_element
+from .tile import SPACE_OF, Tile, check_tile, matmul_shape, pad_element
 
 _TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
 _SAME = {("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")}
@@ -55,14 +56,16 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
              valid: tuple[int, int] | None = None, pad: "str | float | int" = "Null",
              addr: int | None = None, subblock: int = 0) -> Tile:
         """A tile placed at byte ``addr`` of its role's buffer (TASSIGN), or automatically.
-        Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, else ND."""
+        Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, ScaleLeft
+        ZZ-32, ScaleRight NN-32, else ND."""
         dt = _dtype(dtype)
         default = {"Left": ("ColMajor", "RowMajor") if self.target.name == "a5"
                    else ("RowMajor", "RowMajor"),
-                   "Right": ("RowMajor", "ColMajor"), "Acc": ("ColMajor", "RowMajor")}
+                   "Right": ("RowMajor", "ColMajor"), "Acc": ("ColMajor", "RowMajor"),
+                   "ScaleLeft": ("RowMajor", "RowMajor"), "ScaleRight": ("ColMajor", "ColMajor")}
         bl, sl = default.get(tile_type, ("RowMajor", "NoneBox"))
         blayout, slayout = blayout or bl, slayout or sl
-        fractal = fractal or (1024 if tile_type == "Acc" else 512)
+        fractal = fractal or {"Acc": 1024, "ScaleLeft": 32, "ScaleRight": 32}.get(tile_type, 512)
         valid = valid or (rows, cols)
         check_tile("tile", tile_type, dt, rows, cols, blayout, slayout, fractal, valid, pad,
                    self.target.name)
@@ -111,6 +114,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         fills the whole tile with the pad value, as the C++ CPU simulator does."""
         op = "TLOAD"
         _check_pair(op, t, g)
+        if g.layout.startswith("MX_") or t.fractal == 32:
+            with _lowered(op):
+                load_mx(self, t, g)
+            return
         src, dst, tl = g.layout, t.name, self.target.name
         pairs = _LOAD_PAIRS[tl]
         if t.tile_type not in pairs:
@@ -292,6 +299,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 else:
                     self.mte_l1_l0b(src.ptr, dst.ptr, src.rows, src.cols,
                                     transpose=src.name == "NZ")
+            elif src.tile_type == "Mat" and dst.tile_type in ("ScaleLeft", "ScaleRight"):
+                move_scale(self, op, dst, src, 0, 0)
             elif pair == ("Mat", "Bias"):
                 unit = self.target.bt_unit
                 self.mte_l1_bt(src.ptr, dst.ptr, -(-src.cols * src.dtype.size // unit),
@@ -389,6 +398,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if src.tile_type == "Acc" and dst.tile_type in ("Mat", "Vec"):
             with _lowered(op):
                 self._acc_move(op, dst, src, (r0, c0), "extract", mode, pre_quant, pre_relu)
+            return
+        if src.tile_type == "Mat" and dst.tile_type in ("ScaleLeft", "ScaleRight"):
+            move_scale(self, op, dst, src, r0, c0)
             return
         if pair not in (("Mat", "Left"), ("Mat", "Right")):
             raise NotImplementedOpError(f"TEXTRACT {pair[0]} -> {pair[1]} is not implemented "
@@ -497,29 +509,25 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         """acc = left . right + bias (a one-row Bias tile)."""
         self._tmatmul("TMATMUL_BIAS", acc, left, right, bias)
 
+    def TMATMUL_MX(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                   scale_right: Tile) -> None:
+        """acc = (left x its scales) . (right x its scales): fp8 operands, one e8m0 scale
+        per 32 K elements (a5). Each scale tile must sit at its data tile's address >> 4,
+        where the cube reads it."""
+        tmatmul_mx(self, "TMATMUL_MX", acc, left, scale_left, right, scale_right, None)
+
+    def TMATMUL_MX_ACC(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                       scale_right: Tile) -> None:
+        """acc += the scaled product (in acc's storage)."""
+        tmatmul_mx(self, "TMATMUL_MX_ACC", acc, left, scale_left, right, scale_right, None)
+
+    def TMATMUL_MX_BIAS(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                        scale_right: Tile, bias: Tile) -> None:
+        """acc = the scaled product + bias (a one-row f32 Bias tile)."""
+        tmatmul_mx(self, "TMATMUL_MX_BIAS", acc, left, scale_left, right, scale_right, bias)
+
     def _tmatmul(self, op: str, acc: Tile, left: Tile, right: Tile, bias: Tile | None) -> None:
-        roles = [("acc", acc, "Acc"), ("left", left, "Left"), ("right", right, "Right")]
-        if bias is not None:
-            roles.append(("bias", bias, "Bias"))
-        for name, tile, role in roles:
-            if not isinstance(tile, Tile) or tile.tile_type != role:
-                raise SpaceError(f"{name} must be a {role} tile", op=op, operand=name)
-        m, k = left.valid
-        k2, n = right.valid
-        if k != k2:
-            raise VerifyError(f"left is {m}x{k} but right is {k2}x{n}: the K extents differ",
-                              op=op)
-        if (left.rows, left.cols, right.cols) != (acc.rows, right.rows, acc.cols):
-            raise VerifyError(f"tile shapes must chain: left {left.rows}x{left.cols}, right "
-                              f"{right.rows}x{right.cols}, acc {acc.rows}x{acc.cols}", op=op)
-        if left.rows != align(m, 16) or right.cols != align(n, 16):
-            raise VerifyError(f"mad reads align16(m) x align16(n) fractals: left rows "
-                              f"{left.rows} must be {align(m, 16)} and right cols {right.cols} "
-                              f"must be {align(n, 16)}", op=op)
-        c0 = left.dtype.c0
-        if left.name == "ZZ" and left.cols != align(k, c0):
-            raise VerifyError(f"a ZZ left tile's row blocks are align(k, C0) = {align(k, c0)} "
-                              f"wide for mad; got {left.cols} columns", op=op)
+        m, n, k = matmul_shape(op, acc, left, right, bias)
         flags = {"disable_gemv": True} if self.target.name == "a5" else {}
         with _lowered(op):
             if op == "TMATMUL":

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import VerifyError
-from ..layout import Layout, gm_layout
+from ..layout import MX_LAYOUTS, Layout, gm_layout
 from ..machine import Ptr
 
 
 @dataclass(frozen=True)
 class GlobalTensor:
-    """``ptr`` is the first element; ``layout`` is ND, DN or NZ (pto-notes §3.2)."""
+    """``ptr`` is the first element; ``layout`` is ND, DN or NZ (pto-notes §3.2), or one
+    of the MX scale layouts MX_A_ND / MX_A_DN / MX_A_ZZ / MX_B_ND / MX_B_DN / MX_B_NN."""
 
     ptr: Ptr
     shape: tuple[int, int, int, int, int]
@@ -43,7 +44,7 @@ def make_global_tensor(ptr: Ptr, shape: tuple, stride: tuple, layout: str) -> Gl
             any(not isinstance(t, int) or t < 0 for t in stride):
         raise VerifyError(f"sizes must be positive and strides non-negative integers, got "
                           f"{shape} / {stride}", op="global_tensor")
-    if layout not in ("ND", "DN", "NZ"):
-        raise VerifyError(f"GlobalTensor layout must be ND, DN or NZ, got {layout!r}",
-                          op="global_tensor")
+    if layout not in ("ND", "DN", "NZ") + MX_LAYOUTS:
+        raise VerifyError(f"GlobalTensor layout must be ND, DN, NZ or one of "
+                          f"{', '.join(MX_LAYOUTS)}, got {layout!r}", op="global_tensor")
     return GlobalTensor(ptr, tuple(shape), tuple(stride), layout)  # type: ignore[arg-type]

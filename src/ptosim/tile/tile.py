@@ -14,13 +14,14 @@ from functools import cached_property
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import VerifyError
+from ..errors import NotImplementedOpError, SpaceError, VerifyError
 from ..layout import Layout, fractal_box, layout_name, tile_layout
 from ..machine import Ptr
 
 TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight")
 SPACE_OF = {"Vec": "ub", "Mat": "l1", "Left": "l0a", "Right": "l0b", "Acc": "l0c", "Bias": "bt",
-            "Scaling": "fb"}
+            "Scaling": "fb", "ScaleLeft": "l0a_mx", "ScaleRight": "l0b_mx"}
+E8M0 = "f8E8M0FNU"      # the element type of MX scale (fractal 32) tiles
 BLAYOUTS = ("RowMajor", "ColMajor")
 SLAYOUTS = ("NoneBox", "RowMajor", "ColMajor")
 PAD_NAMES = ("Null", "Zero", "Max", "Min")
@@ -31,7 +32,7 @@ def legal_layouts(tile_type: str, target: str) -> frozenset[tuple[str, int]]:
     a5's NZ-1024 Vec / Mat tiles receive accumulators, research "Acc exit paths" §2, §6)."""
     a5 = target == "a5"
     a5_vec = {("ZN", 512), ("NZ", 1024)} if a5 else set()
-    a5_mat = {("NZ", 1024)} if a5 else set()
+    a5_mat = {("NZ", 1024), ("ZZ", 32), ("NN", 32)} if a5 else set()
     table = {
         "Vec": {("ND", 512), ("DN", 512), ("NZ", 512)} | a5_vec,
         "Mat": {("ND", 512), ("DN", 512), ("NZ", 512), ("ZN", 512)} | a5_mat,
@@ -40,6 +41,8 @@ def legal_layouts(tile_type: str, target: str) -> frozenset[tuple[str, int]]:
         "Acc": {("NZ", 1024)},
         "Bias": {("ND", 512)},
         "Scaling": {("ND", 512)},
+        "ScaleLeft": {("ZZ", 32)} if a5 else set(),
+        "ScaleRight": {("NN", 32)} if a5 else set(),
     }
     return frozenset(table.get(tile_type, set()))
 
@@ -101,8 +104,6 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
     if tile_type not in TILE_TYPES:
         raise VerifyError(f"unknown TileType {tile_type!r}; one of {', '.join(TILE_TYPES)}",
                           op=op)
-    if tile_type not in SPACE_OF:
-        raise VerifyError(f"{tile_type} tiles (MX scales) are not implemented yet", op=op)
     if blayout not in BLAYOUTS or slayout not in SLAYOUTS:
         raise VerifyError(f"blayout must be one of {BLAYOUTS} and slayout one of {SLAYOUTS}, "
                           f"got {blayout!r}, {slayout!r}", op=op)
@@ -119,6 +120,13 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
         legal = ", ".join(f"{n}-{f}" for n, f in sorted(legal_layouts(tile_type, target)))
         raise VerifyError(f"a {tile_type} tile cannot be {name} with {fractal} B fractals on "
                           f"{target}; legal: {legal}", op=op)
+    if fractal == 32:     # MX scales: 16 x 2 (ZZ) / 2 x 16 (NN) byte boxes
+        if dt.name != E8M0:
+            raise VerifyError(f"fractal-32 (MX scale) tiles hold {E8M0} (e8m0), got {dt.name}",
+                              op=op)
+        if rows == 1:
+            raise NotImplementedOpError("one-row (GEMV) MX scale tiles are not implemented",
+                                        op=op)
     es = dt.size
     if slayout == "NoneBox":
         if blayout == "RowMajor" and (cols * es) % 32 and rows != 1:
@@ -138,3 +146,34 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
     if pad not in PAD_NAMES and (isinstance(pad, bool) or not isinstance(pad, (int, float))):
         raise VerifyError(f"pad must be Null, Zero, Max, Min or a number, got {pad!r}", op=op)
 
+
+def matmul_shape(op: str, acc: Tile, left: Tile, right: Tile,
+                 bias: Tile | None) -> tuple[int, int, int]:
+    """Roles and shapes of a TMATMUL family op; returns (m, n, k) from the valid shapes."""
+    roles = [("acc", acc, "Acc"), ("left", left, "Left"), ("right", right, "Right")]
+    if bias is not None:
+        roles.append(("bias", bias, "Bias"))
+    for name, tile, role in roles:
+        if not isinstance(tile, Tile) or tile.tile_type != role:
+            raise SpaceError(f"{name} must be a {role} tile", op=op, operand=name)
+    m, k = left.valid
+    k2, n = right.valid
+    if k != k2:
+        raise VerifyError(f"left is {m}x{k} but right is {k2}x{n}: the K extents differ",
+                          op=op)
+    if (left.rows, left.cols, right.cols) != (acc.rows, right.rows, acc.cols):
+        raise VerifyError(f"tile shapes must chain: left {left.rows}x{left.cols}, right "
+                          f"{right.rows}x{right.cols}, acc {acc.rows}x{acc.cols}", op=op)
+    if left.rows != _align16(m) or right.cols != _align16(n):
+        raise VerifyError(f"mad reads align16(m) x align16(n) fractals: left rows "
+                          f"{left.rows} must be {_align16(m)} and right cols {right.cols} "
+                          f"must be {_align16(n)}", op=op)
+    c0 = left.dtype.c0
+    if left.name == "ZZ" and left.cols != -(-k // c0) * c0:
+        raise VerifyError(f"a ZZ left tile's row blocks are align(k, C0) = {-(-k // c0) * c0} "
+                          f"wide for mad; got {left.cols} columns", op=op)
+    return m, n, k
+
+
+def _align16(x: int) -> int:
+    return -(-x // 16) * 16

@@ -1,0 +1,148 @@
+"""MX (microscaling) tiles on a5 (docs/research/tile-level.md, "MX scale tiles"):
+TLOAD of an MX_* scale view into a fractal-32 Mat tile, TMOV / TEXTRACT of such a tile
+into ScaleLeft / ScaleRight, and TMATMUL_MX[_ACC|_BIAS].
+
+Scales are e8m0 bytes, one per 32 consecutive K elements: ScaleLeft is M x K/32 in ZZ-32
+(16 x 2 byte boxes), ScaleRight K/32 x N in NN-32 (2 x 16 boxes). The DMA moves a pair of
+scales as one 16-bit element, so the ND / DN views load through nd2nz / dn2nz on pairs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import DtypeError, NotImplementedOpError, SpaceError, VerifyError
+from ..ops.mad import acc_layout, saturate_inputs
+from .tensor import GlobalTensor
+from .tile import E8M0, Tile, matmul_shape
+
+if TYPE_CHECKING:
+    from .ops import TileOps
+
+_A_VIEWS = ("MX_A_ND", "MX_A_DN", "MX_A_ZZ", "ND")    # -> ZZ-32 (plain ND as MX_A_ND)
+_B_VIEWS = ("MX_B_ND", "MX_B_DN", "MX_B_NN")          # -> NN-32
+_FP8 = ("f8E4M3FN", "f8E5M2")
+_SCALE_OF = {"ScaleLeft": "ZZ", "ScaleRight": "NN"}
+
+
+def load_mx(m: "TileOps", t: Tile, g: GlobalTensor) -> None:
+    """TLOAD of an MX scale view into a Mat ZZ-32 (A scales) / NN-32 (B scales) tile."""
+    op = "TLOAD"
+    want = "ZZ" if g.layout in _A_VIEWS else "NN" if g.layout in _B_VIEWS else None
+    if t.tile_type != "Mat" or t.fractal != 32 or want != t.name:
+        raise VerifyError(f"MX scale views load into Mat ZZ-32 (MX_A_*) or NN-32 (MX_B_*) "
+                          f"tiles; got a {g.layout} view and a {t.tile_type} {t.name}-"
+                          f"{t.fractal} tile", op=op)
+    if g.ptr.dtype.name != E8M0:
+        raise DtypeError(f"an MX scale view holds {E8M0}, got {g.ptr.dtype.name}", op=op)
+    vr, vc = t.valid
+    if (want == "ZZ" and vc % 2) or (want == "NN" and vr % 2):
+        side = ("valid cols", vc) if want == "ZZ" else ("valid rows", vr)
+        raise VerifyError(f"scales move in pairs along K: the {side[0]} ({side[1]}) must be "
+                          f"even", op=op)
+    s0, s1, s2, s3, s4 = g.shape
+    t0, t1, t2, t3, t4 = g.stride
+    if g.layout in ("MX_A_ZZ", "MX_B_NN"):    # already boxed: one burst per 16-line band
+        if (s3, s4) != (16, 2) or (t2, t3, t4) != (32, 2, 1):
+            raise VerifyError(f"a {g.layout} view has s3 = 16, s4 = 2 and packed boxes "
+                              f"(t2, t3, t4) = (32, 2, 1); got shape {g.shape}, stride "
+                              f"{g.stride}", op=op)
+        band = 16 * (t.cols if want == "ZZ" else t.rows)      # bytes between bands
+        for i0 in range(s0):
+            m.mte_gm_l1(g.ptr + i0 * t0, t.ptr + i0 * s1 * band, 32 * s2,
+                        nburst=(s1, t1, band))
+        return
+    plain = g.layout == "ND"
+    if (s0, s1) != (1, 1) or (not plain and (s4 != 2 or t3 != 2)) or t4 != 1 \
+            or (plain and s2 != 1):
+        raise VerifyError(f"a {g.layout} scale view needs s0 = s1 = 1 and pairs of adjacent "
+                          f"bytes (s4 = 2, t3 = 2, t4 = 1); got shape {g.shape}, stride "
+                          f"{g.stride}", op=op)
+    # (mode, pairs, lanes, byte stride of the strided index); lanes fill the 32 B lines
+    mode, n, d, inner = {
+        "ND": ("dn2nz", vc // 2, vr, t3), "MX_A_ND": ("dn2nz", vc // 2, vr, t2),
+        "MX_A_DN": ("nd2nz", vc // 2, vr, t2), "MX_B_ND": ("nd2nz", vr // 2, vc, t2),
+        "MX_B_DN": ("dn2nz", vr // 2, vc, t2)}[g.layout]
+    blocks = (t.cols if want == "ZZ" else t.rows) // 2        # 32 B units between bands
+    m.mte_gm_l1_frac(g.ptr.cast("ui16"), t.ptr.cast("ui16"), mode, shape=(n, d),
+                     src_layout=(inner,), dst_group=(1, 1, blocks, 0))
+
+
+def move_scale(m: "TileOps", op: str, dst: Tile, src: Tile, r0: int, c0: int) -> None:
+    """TMOV (whole tile, r0 = c0 = 0) / TEXTRACT (a window) of a Mat ZZ-32 / NN-32 tile
+    into ScaleLeft / ScaleRight."""
+    need = _SCALE_OF[dst.tile_type]
+    if src.name != need or src.fractal != 32 or src.dtype.name != dst.dtype.name:
+        raise VerifyError(f"a {dst.tile_type} tile comes from a Mat {need}-32 tile of "
+                          f"{dst.dtype.name}, got {src.name}-{src.fractal} {src.dtype.name}",
+                          op=op)
+    if op == "TMOV" and (src.rows, src.cols) != (dst.rows, dst.cols):
+        raise VerifyError(f"Mat -> {dst.tile_type} needs equal shapes, got {src.rows}x"
+                          f"{src.cols} -> {dst.rows}x{dst.cols}", op=op)
+    row_step, col_step = (16, 2) if need == "ZZ" else (2, 16)
+    if r0 % row_step or c0 % col_step or r0 < 0 or c0 < 0:
+        raise VerifyError(f"the window must start on a box: row {r0} a multiple of {row_step}, "
+                          f"column {c0} of {col_step}", op=op)
+    if r0 + dst.rows > src.rows or c0 + dst.cols > src.cols:
+        raise VerifyError(f"a {dst.rows}x{dst.cols} window at ({r0}, {c0}) leaves the "
+                          f"{src.rows}x{src.cols} source", op=op)
+    window = m._matrix(src)[r0:r0 + dst.rows, c0:c0 + dst.cols]
+    m._store_matrix(dst, slice(None), slice(None), window)
+
+
+def tmatmul_mx(m: "TileOps", op: str, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+               scale_right: Tile, bias: Tile | None) -> None:
+    """acc (=|+=) sum_k A[i,k] 2^(sA[i,k/32]-127) B[k,j] 2^(sB[k/32,j]-127) [+ bias[j]]."""
+    mv, nv, kv = matmul_shape(op, acc, left, right, bias)
+    for name, tile, role in (("scale_left", scale_left, "ScaleLeft"),
+                             ("scale_right", scale_right, "ScaleRight")):
+        if not isinstance(tile, Tile) or tile.tile_type != role:
+            raise SpaceError(f"{name} must be a {role} tile", op=op, operand=name)
+    types = (left.dtype.name, right.dtype.name)
+    if any(t.startswith("f4") for t in types):
+        raise NotImplementedOpError("TMATMUL_MX with fp4 (x2 packed) operands is not "
+                                    "implemented; fp8 e4m3 / e5m2 are", op=op)
+    if any(t not in _FP8 for t in types) or acc.dtype.name != "f32":
+        raise DtypeError(f"MX operands are fp8 (e4m3 / e5m2) with an f32 accumulator, got "
+                         f"{types[0]} x {types[1]} -> {acc.dtype.name}", op=op)
+    if left.cols % 64:
+        raise VerifyError(f"the left tile's cols ({left.cols}) must be a multiple of 64: "
+                          f"K is consumed 64 at a time", op=op)
+    if max(mv, nv, kv) > 4095:
+        raise VerifyError(f"m, n, k must be at most 4095, got {mv}, {nv}, {kv}", op=op)
+    want_l, want_r = (left.rows, left.cols // 32), (right.rows // 32, right.cols)
+    for tile, data, shape in ((scale_left, left, want_l), (scale_right, right, want_r)):
+        if (tile.rows, tile.cols) != shape:
+            raise VerifyError(f"the {tile.tile_type} tile of a {data.rows}x{data.cols} "
+                              f"{data.tile_type} tile is {shape[0]}x{shape[1]}, got "
+                              f"{tile.rows}x{tile.cols}", op=op)
+        if tile.ptr.offset != data.ptr.offset >> 4:
+            raise VerifyError(f"the cube reads {data.tile_type}'s scales at its address >> 4 "
+                              f"= {data.ptr.offset >> 4}; the {tile.tile_type} tile is at "
+                              f"{tile.ptr.offset} (place it with addr={data.ptr.offset >> 4})",
+                              op=op)
+    groups = -(-kv // 32)
+    a = m._matrix(left)[:mv, :kv].astype(np.float64)
+    b = m._matrix(right)[:kv, :nv].astype(np.float64)
+    sa = m._matrix(scale_left)[:mv, :groups].astype(np.float64)   # e8m0: 2^(e-127), 0xFF NaN
+    sb = m._matrix(scale_right)[:groups, :nv].astype(np.float64)
+    sat = "nosat" if m.ctrl >> 48 & 1 else "sat"
+
+    def product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return (x * np.repeat(sa, 32, axis=1)[:, :kv]) @ (y * np.repeat(sb, 32, axis=0)[:kv])
+
+    prod = product(a, b)
+    if sat == "sat" and not np.isfinite(prod).all():      # as mad: NaN inputs 0, inf max
+        prod = product(saturate_inputs(a, left.dtype), saturate_inputs(b, right.dtype))
+    c_buf, c_off = m.region(acc.ptr, acc_layout(mv, nv, acc.dtype).span * 4, op=op,
+                            operand="acc")
+    bias_row = None
+    if bias is not None:
+        if bias.dtype.name != "f32":
+            raise DtypeError(f"the bias of an MX matmul is f32, got {bias.dtype.name}", op=op)
+        bias_row = m._matrix(bias)[0, :nv]
+    kind = {"TMATMUL_MX": "mad", "TMATMUL_MX_ACC": "mad_acc"}.get(op, "mad_bias")
+    m._accumulate(kind, prod, True, sat, c_buf, c_off, acc.dtype, mv, nv, bias_row)
