@@ -208,3 +208,68 @@ def test_split_nz_and_relu_stay_refused_at_micro_level():
                      pre_relu=(None, "normal_relu"))
     with pytest.raises(ptosim.DtypeError, match="a UB destination must be f16 or f32"):
         m.mte_l0c_ub(acc.ptr, m.ptr("ub", "bf16", 0), 32, 32, 32, 32, dst_mode=0)
+
+
+# a5 TINSERT Vec NZ -> Mat NZ: NZ moves the valid rows as whole 32 B lines; SPLIT2 / SPLIT4
+# move whole fractal rows (tinsert kernel: "writes all aligned rows")
+def nz_vec(m, name, rows, cols, valid, seed):
+    t = m.tile("Vec", name, rows, cols, blayout="ColMajor", slayout="RowMajor", valid=valid)
+    m.write(t.ptr, (np.arange(rows * cols) * 7 + seed) % 97)
+    whole = m.tile("Vec", name, rows, cols, blayout="ColMajor", slayout="RowMajor",
+                   addr=t.ptr.offset)
+    return t, m.read_tile(whole)
+
+
+def nz_mat(m, name, rows, cols):
+    return m.tile("Mat", name, rows, cols, blayout="ColMajor", slayout="RowMajor")
+
+
+def test_tinsert_vec_nz_rows_into_mat():
+    """15 rows at row 0, then 10 rows at row 15 of a 32-row Mat: both blocks land, rows
+    past them stay as they were (zero)."""
+    m = ptosim.Machine(target="a5")
+    a, wa = nz_vec(m, "f32", 16, 32, (15, 32), 1)
+    b, wb = nz_vec(m, "f32", 16, 32, (10, 32), 2)
+    mat = nz_mat(m, "f32", 32, 32)
+    m.TINSERT(mat, a, 0, 0)
+    m.TINSERT(mat, b, 15, 0)
+    expect = np.zeros((32, 32), np.float32)
+    expect[:15], expect[15:25] = wa[:15], wb[:10]
+    np.testing.assert_array_equal(m.read_tile(mat), expect)
+
+
+@pytest.mark.parametrize("mode", ["SPLIT2", "SPLIT4"])
+def test_tinsert_split_modes_move_whole_fractal_rows(mode):
+    m = ptosim.Machine(target="a5")
+    src, whole = nz_vec(m, "f16", 16, 256, (8, 250), 3)
+    mat = nz_mat(m, "f16", 16, 256)
+    m.TINSERT(mat, src, 0, 0, mode=mode)
+    np.testing.assert_array_equal(m.read_tile(mat), whole)    # rows 8..15, cols 250..255 too
+    plain = nz_mat(m, "f16", 16, 256)
+    m.TINSERT(plain, src, 0, 0)
+    expect = np.zeros((16, 256), np.float16)
+    expect[:8] = whole[:8]                                    # whole lines: cols up to 256
+    np.testing.assert_array_equal(m.read_tile(plain), expect)
+
+
+@pytest.mark.parametrize("src_layout, dst_type, mode, message", [
+    ("ND", "Mat", "SPLIT2", "a Vec -> Mat insert's mode is SPLIT2 or SPLIT4 \\(NZ sources "
+                            "only\\), got 'SPLIT2' with an ND source"),
+    ("NZ", "Mat", "SPLIT3", "a Vec -> Mat insert's mode is SPLIT2 or SPLIT4"),
+    ("ND", "Vec", "SPLIT2", "a Vec -> Vec insert takes no mode, got 'SPLIT2'"),
+])
+def test_tinsert_mode_rules(src_layout, dst_type, mode, message):
+    m = ptosim.Machine(target="a5")
+    bl, sl = LAYOUT[src_layout]
+    src = m.tile("Vec", "f32", 16, 32, blayout=bl, slayout=sl)
+    dst = nz_mat(m, "f32", 32, 32) if dst_type == "Mat" else m.tile("Vec", "f32", 32, 32)
+    with pytest.raises(ptosim.VerifyError, match="TINSERT: " + message):
+        m.TINSERT(dst, src, 0, 0, mode=mode)
+
+
+def test_tinsert_nz_column_starts_a_line():
+    m = ptosim.Machine(target="a5")
+    src, _ = nz_vec(m, "f32", 16, 16, (16, 16), 4)
+    with pytest.raises(ptosim.VerifyError, match="TINSERT: an NZ insert's column 4 must start "
+                                                 "a 8-element line"):
+        m.TINSERT(nz_mat(m, "f32", 32, 32), src, 0, 4)

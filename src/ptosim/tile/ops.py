@@ -425,11 +425,14 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int, *, mode: str | None = None,
                 pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
         """dst(r0 + i, c0 + j) = src(i, j): Vec -> Vec (ND) and Vec -> Mat over src's
-        valid region; Acc -> Mat / Vec (a5) through FIXPIPE (NZ: src's rows x align(valid
+        valid region (an NZ source moves whole 32 B lines; ``mode`` SPLIT2 / SPLIT4 also
+        whole fractal rows); Acc -> Mat / Vec (a5) through FIXPIPE (NZ: src's rows x align(valid
         cols, C0); f32 -> f16 / bf16 cast by default, other types with ``pre_quant``)."""
         op = "TINSERT"
         pair = (src.tile_type, dst.tile_type)
         vr, vc = src.valid
+        if mode is not None and src.tile_type == "Vec" and dst.tile_type == "Vec":
+            raise VerifyError(f"a Vec -> Vec insert takes no mode, got {mode!r}", op=op)
         if pair == ("Vec", "Vec"):
             if src.name != "ND" or dst.name != "ND" or src.dtype.np != dst.dtype.np:
                 raise VerifyError("Vec -> Vec inserts need ND tiles of one element type", op=op)
@@ -440,14 +443,23 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if dst.name != "NZ" or src.name not in ("ND", "NZ") or src.dtype.np != dst.dtype.np:
                 raise VerifyError("Vec -> Mat inserts an ND or NZ Vec tile into an NZ Mat tile "
                                   "of the same element type", op=op)
+            if mode not in (None, "SPLIT2", "SPLIT4") or (mode and src.name != "NZ"):
+                raise VerifyError(f"a Vec -> Mat insert's mode is SPLIT2 or SPLIT4 (NZ sources "
+                                  f"only), got {mode!r} with an {src.name} source", op=op)
             rows, cols = vr, vc
+            if src.name == "NZ":       # whole 32 B lines per column block; SPLITn: whole
+                line = src.dtype.c0   # fractal rows (the split itself only cuts the DMA)
+                rows, cols = (align(vr, 16) if mode else vr), align(vc, line)
+                if c0 % line:
+                    raise VerifyError(f"an NZ insert's column {c0} must start a {line}-element "
+                                      f"line", op=op)
         elif src.tile_type == "Acc" and dst.tile_type in ("Mat", "Vec"):
             with _lowered(op):
                 self._acc_move(op, dst, src, (r0, c0), "insert", mode, pre_quant, pre_relu)
             return
         else:
             raise NotImplementedOpError(f"TINSERT {pair[0]} -> {pair[1]} is not implemented "
-                                        f"(Vec -> Vec, Vec -> Mat, Acc -> Mat are)", op=op)
+                                        f"(Vec -> Vec, Vec -> Mat, Acc -> Mat / Vec are)", op=op)
         if r0 < 0 or c0 < 0 or r0 + rows > dst.rows or c0 + cols > dst.cols:
             raise VerifyError(f"a {rows}x{cols} insert at ({r0}, {c0}) leaves the "
                               f"{dst.rows}x{dst.cols} destination", op=op)
