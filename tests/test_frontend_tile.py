@@ -531,7 +531,11 @@ DIAGNOSTICS = [
      "1x1x1x1x1x24", 1, "expected 1 to 5 dims"),
     (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
      "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomic}", "{atomic}", 1,
-     "attributes are not supported"),
+     "pto.tstore: unsupported attribute 'atomic' (known: atomicType = "
+     "#pto.atomic_type<...>, reluPreMode = #pto.relu_pre_mode<...>)"),
+    (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
+     "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomicType = "
+     "#pto<atomic_type atomic_sub>}", "atomic_sub", 1, "expected an atomic type"),
 ]
 
 

@@ -127,3 +127,24 @@ def test_check_verifies_tile_ops_statically(tmp_path, capsys):
     err = capsys.readouterr().err
     line = next(i for i, t in enumerate(text.splitlines(), 1) if "pto.tmatmul ins" in t)
     assert f"{bad}:{line}:" in err and "TMATMUL" in err
+
+
+def test_tstore_attributes_atomic_add_and_relu():
+    """`{atomicType = #pto<atomic_type atomic_add>, reluPreMode = ...}` (PTOAS's spelling)
+    run as TSTORE(..., atomic="add", pre_relu=normal_relu): c = c_old + max(A.B, 0)."""
+    text = TILE_MM.read_text()
+    store = text.index("pto.tstore")
+    close = text.index(")\n", text.index("outs(", store)) + 1
+    text = text[:close] + (" {atomicType = #pto<atomic_type atomic_add>, reluPreMode = "
+                           "#pto<relu_pre_mode normal_relu>}") + text[close:]
+    a, b = inputs()
+    c = np.full((40, 60), 0.5, np.float32)
+    run = Kernel.from_text(text, "atomic.pto").run({"a": a, "b": b, "c": c})
+    want = 0.5 + np.maximum(a.astype(np.float32) @ b.astype(np.float32), 0)
+    np.testing.assert_array_equal(run.outputs["c"], want)
+    m, _ = python_version(a, b)                   # the Python face with the same keywords
+    out = m.gm(c)
+    m.TSTORE(m.global_tensor(out, shape=(1, 1, 1, 40, 60), stride=(0, 0, 0, 60, 1)),
+             m.tile("Acc", "f32", 48, 64, valid=(40, 60), addr=0), atomic="add",
+             pre_relu=(None, "normal_relu"))
+    np.testing.assert_array_equal(m.read(out, 2400).reshape(40, 60), want)

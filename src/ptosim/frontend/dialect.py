@@ -19,7 +19,8 @@ from .structure_ops import (GetBlockIdxOp, GetBlockNumOp, GetSubblockIdxOp, GetS
 from .sync_ops import (BarrierOp, GetBufOp, MemBarOp, PipeBarrierOp, RlsBufOp, SetFlagOp,
                        SyncSetOp, SyncWaitOp, WaitFlagOp)
 from .tile_ops import TILE_OPS, VIEW_OPS
-from .tile_types import LayoutAttr, PartitionTensorViewType, TensorViewType, TileBufType
+from .tile_types import (AccToVecModeAttr, AtomicTypeAttr, LayoutAttr, PartitionTensorViewType,
+                         ReluPreModeAttr, TensorViewType, TileBufType)
 
 MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,
@@ -38,5 +39,6 @@ PTO = Dialect(
     "pto",
     [*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS],
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
-     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr],
+     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
+     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr],
 )

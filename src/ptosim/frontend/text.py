@@ -171,6 +171,15 @@ def _error(text: str, filename: str, pos: int, message: str) -> PtoSyntaxError:
     return PtoSyntaxError(message, loc=location(text, filename, pos))
 
 
+# PTOAS prints enum attributes as ``#pto<atomic_type atomic_add>``; xDSL reads the dotted
+# ``#pto.atomic_type<atomic_add>``. The rewrite keeps every offset (pads after the '>').
+_PRETTY_ATTR = re.compile(r"#pto<([A-Za-z_]\w*)(\s+)([A-Za-z_]\w*)>")
+
+
+def _dotted(m: re.Match[str]) -> str:
+    return f"#pto.{m[1]}<{m[3]}>" + " " * (len(m[2]) - 1)
+
+
 def parse_module(text: str, filename: str = "<input>") -> ModuleOp:
     """Parse and verify ``.pto`` text. Any malformed input raises `PtoSyntaxError` with
     ``.loc == "filename:line:col"``; no other exception escapes."""
@@ -185,7 +194,7 @@ def parse_module(text: str, filename: str = "<input>") -> ModuleOp:
                              loc=f"{filename}:1:1")
     parser: _Parser | None = None
     try:
-        parser = _Parser(_context(), text, filename)
+        parser = _Parser(_context(), _PRETTY_ATTR.sub(_dotted, text), filename)
         module = parser.parse_module()
         _verify(module, parser, text, filename)
         return module

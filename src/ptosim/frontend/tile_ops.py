@@ -46,8 +46,8 @@ from xdsl.utils.exceptions import VerifyException
 from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
 from .syntax import (Operands, keyword, parse_type_at, parse_types, print_types, print_values,
                      resolve_untyped)
-from .tile_types import (LayoutAttr, PartitionTensorViewType, TensorViewType, TileBufType,
-                         tile_space)
+from .tile_types import (AccToVecModeAttr, AtomicTypeAttr, LayoutAttr, PartitionTensorViewType,
+                         ReluPreModeAttr, TensorViewType, TileBufType, tile_space)
 
 
 def constant_int(value: SSAValue) -> int | None:
@@ -458,6 +458,7 @@ class TileOp(IRDLOperation):
     SLOTS: ClassVar[tuple[tuple[str, str], ...]]   # (operand, kind): ins..., then the out
     CALL: ClassVar[tuple[str, ...]]                # operands in the Machine method's order
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {}   # operand -> the tile locs it may have
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {}    # trailing {key = #pto...} it accepts
 
     @classmethod
     def parse(cls, parser: Parser) -> "TileOp":
@@ -477,14 +478,28 @@ class TileOp(IRDLOperation):
         parser.parse_punctuation(":", f" before the outs(...) type of {name}")
         types += parse_types(parser, 1, name)
         _close(parser, name, "outs")
-        pos = parser.pos
-        if parser.parse_optional_punctuation("{") is not None:
-            parser.raise_error(f"{name}: attributes are not supported", pos)
+        attrs = cls._parse_attrs(parser)
         values = ops.resolve(types)
         for (label, _), (t, type_pos) in zip(cls.SLOTS, types):
             if (why := cls._role_problem(label, t)) is not None:
                 parser.raise_error(f"{name}: {label} {why}", type_pos)
-        return cls.build(operands=values)
+        return cls.build(operands=values, attributes=attrs)
+
+    @classmethod
+    def _parse_attrs(cls, parser: Parser) -> dict[str, Attribute]:
+        pos = parser.pos
+        if not cls.ATTRS:
+            if parser.parse_optional_punctuation("{") is not None:
+                parser.raise_error(f"{cls.name}: attributes are not supported", pos)
+            return {}
+        attrs = parser.parse_optional_attr_dict()
+        for key, value in attrs.items():
+            want = cls.ATTRS.get(key)
+            if want is None or not isinstance(value, want):
+                known = ", ".join(f"{k} = #{a.name}<...>" for k, a in cls.ATTRS.items())
+                parser.raise_error(f"{cls.name}: unsupported attribute '{key}' (known: "
+                                   f"{known})", pos)
+        return attrs
 
     def print(self, printer: Printer) -> None:
         ins, out = self.operands[:-1], self.operands[-1]
@@ -497,6 +512,8 @@ class TileOp(IRDLOperation):
         printer.print_string(" : ")
         printer.print_attribute(out.type)
         printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
 
     @classmethod
     def _role_problem(cls, label: str, t: Attribute) -> str | None:
@@ -548,9 +565,15 @@ class TStoreOp(TileOp):
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "view"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("vec", "mat", "acc")}
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {"atomicType": AtomicTypeAttr,
+                                                   "reluPreMode": ReluPreModeAttr}
 
     src = operand_def()
     dst = operand_def()
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        pos, kw = super().tile_call()
+        return pos, {**kw, **_fixpipe_keywords(self.attributes)}
 
 
 @irdl_op_definition
@@ -561,9 +584,29 @@ class TMovOp(TileOp):
     TILE_METHOD: ClassVar[str] = "TMOV"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {"accToVecMode": AccToVecModeAttr,
+                                                   "reluPreMode": ReluPreModeAttr}
 
     src = operand_def()
     dst = operand_def()
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        pos, kw = super().tile_call()
+        return pos, {**kw, **_fixpipe_keywords(self.attributes)}
+
+
+def _fixpipe_keywords(attrs: dict[str, Attribute]) -> dict[str, object]:
+    """The Python tile op's keywords for tstore / tmov attributes."""
+    kw: dict[str, object] = {}
+    for key, value in attrs.items():
+        word = value.value.data  # type: ignore[attr-defined]
+        if key == "atomicType" and word == "atomic_add":
+            kw["atomic"] = "add"
+        elif key == "reluPreMode" and word == "normal_relu":
+            kw["pre_relu"] = (None, "normal_relu")
+        elif key == "accToVecMode":
+            kw["mode"] = "".join(part.capitalize() for part in word.split("_"))  # C++ name
+    return kw
 
 
 _MM_ROLES: dict[str, tuple[str, ...]] = {"lhs": ("left",), "rhs": ("right",),

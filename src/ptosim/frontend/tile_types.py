@@ -367,6 +367,40 @@ class LayoutAttr(_WordAttr):
     WHAT = "a GM layout"
 
 
+@irdl_attr_definition
+class AtomicTypeAttr(_WordAttr):
+    """``#pto.atomic_type<atomic_none|atomic_add>`` (also ``#pto<atomic_type ...>``): a
+    tstore's GM combine."""
+
+    name = "pto.atomic_type"
+
+    value: StringAttr
+    CHOICES = ("atomic_none", "atomic_add")
+    WHAT = "an atomic type"
+
+
+@irdl_attr_definition
+class ReluPreModeAttr(_WordAttr):
+    """``#pto.relu_pre_mode<no_relu|normal_relu>``: FIXPIPE's ReLU on a tile op."""
+
+    name = "pto.relu_pre_mode"
+
+    value: StringAttr
+    CHOICES = ("no_relu", "normal_relu")
+    WHAT = "a relu mode"
+
+
+@irdl_attr_definition
+class AccToVecModeAttr(_WordAttr):
+    """``#pto.acc_to_vec_mode<...>``: which vector core(s) an Acc -> Vec tmov feeds."""
+
+    name = "pto.acc_to_vec_mode"
+
+    value: StringAttr
+    CHOICES = ("single_mode_vec0", "single_mode_vec1", "dual_mode_split_m", "dual_mode_split_n")
+    WHAT = "an acc-to-vec mode"
+
+
 # --- accessors and predicates --------------------------------------------------------------
 def is_tile_type(t: Attribute) -> bool:
     return isinstance(t, TileBufType)

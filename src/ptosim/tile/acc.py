@@ -19,6 +19,7 @@ from .tensor import GlobalTensor
 from .tile import Tile
 
 # AccToVecMode (the C++ enum names) -> mte_l0c_ub's dst_mode
+_ATOMIC_NAME = {"i32": "s32", "si32": "s32", "i16": "s16", "si16": "s16", "i8": "s8", "si8": "s8"}
 ACC_TO_VEC_MODES = {"SingleModeVec0": 0, "SingleModeVec1": 1, "DualModeSplitM": "split_m",
                     "DualModeSplitN": "split_n"}
 
@@ -46,7 +47,7 @@ class AccOps(FixpipeOps):
     """The Acc-source halves of TSTORE, TMOV, TINSERT and TEXTRACT."""
 
     def _store_acc(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
-                   pre_relu: tuple | None, atomic: tuple[str, str] | None) -> None:
+                   pre_relu: tuple | None, atomic: "str | tuple[str, str] | None") -> None:
         """FIXPIPE to an ND view (nz2nd, dst_stride = the row stride t3) or an NZ view
         (lines of s4 elements, dst_stride = the column-block stride t1)."""
         vr, vc = t.valid
@@ -54,6 +55,8 @@ class AccOps(FixpipeOps):
         t0, t1, t2, t3, t4 = g.stride
         dst = g.ptr.dtype
         pre_quant = acc_quant("TSTORE", t.dtype, dst, pre_quant)
+        if isinstance(atomic, str):            # "add": in the view's own type (C++ AtomicAdd)
+            atomic = (_ATOMIC_NAME.get(dst.name, dst.name), atomic)
         if g.layout == "NZ" and s0 == 1:
             lines = {8, 16} if dst.name == "f32" else {nz_line(dst)}
             if s3 != 16 or s4 not in lines or (t2, t3, t4) != (16 * s4, s4, 1):

@@ -226,7 +226,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     # --- TSTORE --------------------------------------------------------------------------
     def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
-               pre_relu: tuple | None = None, atomic: tuple[str, str] | None = None) -> None:
+               pre_relu: tuple | None = None,
+               atomic: "str | tuple[str, str] | None" = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
         layout; Acc tiles through FIXPIPE (ND), converting f32 to an f16/bf16 view."""
         op = "TSTORE"
