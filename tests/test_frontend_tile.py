@@ -577,3 +577,28 @@ def test_malformed_inputs_raise_only_syntax_errors():
         with pytest.raises(PtoSyntaxError) as info:
             parse_module(text, "f.pto")
         assert info.value.loc.startswith("f.pto:"), (fragment, str(info.value))
+
+
+@pytest.mark.parametrize("word, mode", [("single_mode_vec1", "SingleModeVec1"),
+                                        ("dual_mode_split_m", "DualModeSplitM"),
+                                        ("dual_mode_split_n", "DualModeSplitN")])
+def test_tmov_acc_to_vec_mode_attribute(word, mode):
+    """`{accToVecMode = #pto<acc_to_vec_mode ...>}` round-trips (printed dotted) and reaches
+    TMOV as mode=<the C++ enum name>, with reluPreMode as FIXPIPE's normal_relu."""
+    acc = "!pto.tile_buf<acc, 16x16xf32, blayout=col_major, slayout=row_major, fractal=1024>"
+    vec = "!pto.tile_buf<vec, 16x16xf32>"
+    text = f"""module {{
+  func.func @k() {{
+    %a = pto.alloc_tile : {acc}
+    %v = pto.alloc_tile : {vec}
+    pto.tmov ins(%a : {acc}) outs(%v : {vec}) {{accToVecMode = #pto<acc_to_vec_mode {word}>,
+      reluPreMode = #pto<relu_pre_mode normal_relu>}}
+    return
+  }}
+}}
+"""
+    module, printed = roundtrip(text)
+    assert f"#pto.acc_to_vec_mode<{word}>" in printed
+    op = only(module, TileOp)
+    _, kw = op.tile_call()
+    assert kw == {"mode": mode, "pre_relu": (None, "normal_relu")}
