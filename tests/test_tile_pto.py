@@ -148,3 +148,17 @@ def test_tstore_attributes_atomic_add_and_relu():
              m.tile("Acc", "f32", 48, 64, valid=(40, 60), addr=0), atomic="add",
              pre_relu=(None, "normal_relu"))
     np.testing.assert_array_equal(m.read(out, 2400).reshape(40, 60), want)
+
+
+def test_tile_op_pipes_follow_the_source_role():
+    from ptosim.interp.tiles import tile_pipe
+    m = ptosim.Machine(target="a5")
+    acc, vec = m.tile("Acc", "f32", 16, 16), m.tile("Vec", "f32", 16, 16)
+    mat = m.tile("Mat", "f16", 16, 16, blayout="ColMajor", slayout="RowMajor")
+    left = m.tile("Left", "f16", 16, 16)
+    g = m.global_tensor(m.gm_empty(256, "f32"), shape=(1, 1, 1, 16, 16), stride=(0, 0, 0, 16, 1))
+    assert [tile_pipe("TEXTRACT", [vec, acc, 0, 0]), tile_pipe("TEXTRACT", [left, mat, 0, 0]),
+            tile_pipe("TEXTRACT", [vec, vec, 0, 0]), tile_pipe("TMOV", [vec, acc]),
+            tile_pipe("TINSERT", [mat, acc, 0, 0]), tile_pipe("TSTORE", [g, acc]),
+            tile_pipe("TSTORE", [g, vec]), tile_pipe("TLOAD", [vec, g])] == \
+        ["FIX", "MTE1", "V", "FIX", "FIX", "FIX", "MTE3", "MTE2"]

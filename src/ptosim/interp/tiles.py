@@ -18,9 +18,10 @@ from ..errors import PtoError
 from ..tile.tensor import GlobalTensor
 from ..tile.tile import Tile
 
-# Pipe a tile op runs on, by method (TSTORE / TMOV / TINSERT depend on the source role).
+# Pipe a tile op runs on, by method (TSTORE / TMOV / TINSERT / TEXTRACT depend on the
+# source role: FIX from an Acc, MTE1 from a Mat, V between Vec tiles; TSTORE MTE3).
 TILE_PIPES = {"TLOAD": "MTE2", "TMATMUL": "M", "TMATMUL_ACC": "M", "TMATMUL_BIAS": "M",
-              "TEXTRACT": "MTE1", "TFILLPAD": "V"}
+              "TFILLPAD": "V"}
 
 
 class TileKernelError(PtoError):
@@ -38,7 +39,7 @@ class View:
 def tile_pipe(method: str, args: list[Any]) -> str:
     if method in TILE_PIPES:
         return TILE_PIPES[method]
-    src = args[1] if method in ("TMOV", "TINSERT") else args[1] if method == "TSTORE" else None
+    src = args[1] if len(args) > 1 else None
     if isinstance(src, Tile) and src.tile_type == "Acc":
         return "FIX"
     if method == "TSTORE":
