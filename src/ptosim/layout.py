@@ -175,12 +175,13 @@ def gm_layout(kind: str, shape: tuple[int, ...], stride: tuple[int, ...]) -> Lay
 
 
 # Which 5-D dims index the rows and the columns of an MX scale view, outer first
-# (pto-isa's CPU tile-offset map; docs/research/tile-level.md "MX"): A_ZZ rows (s0 s1 s3)
+# (pto-isa's CPU tile-offset map; docs/research/mx-scale-tiles.md §2): A_ZZ rows (s0 s1 s3)
 # cols (s2 s4); A_ND rows s2, cols (s3 s4); A_DN rows s3, cols (s2 s4); B_ND rows (s2 s4),
 # cols s3; B_DN rows (s3 s4), cols s2; B_NN rows (s2 s4), cols (s0 s1 s3).
 _MX_MODES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
-    "MX_A_ZZ": ((0, 1, 3), (2, 4)), "MX_A_ND": ((0, 1, 2), (3, 4)), "MX_A_DN": ((3,), (0, 1, 2, 4)),
-    "MX_B_ND": ((0, 1, 2, 4), (3,)), "MX_B_DN": ((3, 4), (0, 1, 2)), "MX_B_NN": ((2, 4), (0, 1, 3)),
+    "MX_A_ZZ": ((0, 1, 3), (2, 4)), "MX_A_ND": ((0, 1, 2), (3, 4)),
+    "MX_A_DN": ((3,), (0, 1, 2, 4)), "MX_B_ND": ((0, 1, 2, 4), (3,)),
+    "MX_B_DN": ((3, 4), (0, 1, 2)), "MX_B_NN": ((2, 4), (0, 1, 3)),
 }
 MX_LAYOUTS = tuple(_MX_MODES)
 

@@ -229,7 +229,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                pre_relu: tuple | None = None,
                atomic: "str | tuple[str, str] | None" = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
-        layout; Acc tiles through FIXPIPE (ND), converting f32 to an f16/bf16 view."""
+        layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, casting
+        f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
+        (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it."""
         op = "TSTORE"
         _check_pair(op, t, g, same_size=t.tile_type != "Acc")
         with _lowered(op):
@@ -381,9 +383,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     def TEXTRACT(self, dst: Tile, src: Tile, r0: int, c0: int, *, mode: str | None = None,
                  pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
-        """dst(i, j) = src(r0 + i, c0 + j) over dst's whole fractals (Mat -> Left / Right).
-        The L1 -> L0 micro-ops have no source stride, so this moves the fractals directly
-        (docs/semantics.md, "Tile level")."""
+        """dst(i, j) = src(r0 + i, c0 + j): over dst's whole fractals for Mat -> Left /
+        Right (the L1 -> L0 micro-ops have no source stride, so the fractals move directly,
+        docs/semantics.md "Tile level") and Mat -> ScaleLeft / ScaleRight; over dst's valid
+        region for Vec -> Vec; Acc -> Mat / Vec (a5) through FIXPIPE."""
         op = "TEXTRACT"
         pair = (src.tile_type, dst.tile_type)
         if pair == ("Vec", "Vec"):                  # a5: a window of an ND vector tile
@@ -427,8 +430,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
         """dst(r0 + i, c0 + j) = src(i, j): Vec -> Vec (ND) and Vec -> Mat over src's
         valid region (an NZ source moves whole 32 B lines; ``mode`` SPLIT2 / SPLIT4 also
-        whole fractal rows); Acc -> Mat / Vec (a5) through FIXPIPE (NZ: src's rows x align(valid
-        cols, C0); f32 -> f16 / bf16 cast by default, other types with ``pre_quant``)."""
+        whole fractal rows); Acc -> Mat / Vec (a5) through FIXPIPE (NZ: src's rows x
+        align(valid cols, C0); f32 -> f16 / bf16 cast by default, else ``pre_quant``;
+        ``mode`` an AccToVecMode name)."""
         op = "TINSERT"
         pair = (src.tile_type, dst.tile_type)
         vr, vc = src.valid
