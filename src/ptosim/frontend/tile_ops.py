@@ -531,8 +531,10 @@ class TileOp(IRDLOperation):
                 raise VerifyException(f"{self.name}: {label} {why}")
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
-        """Positional operands in the Machine method's order (no keywords)."""
-        return [getattr(self, label) for label in self.CALL], {}
+        """Positional operands in the Machine method's order; the trailing attributes
+        (only ops with ATTRS have any) as the method's keywords."""
+        return [getattr(self, label) for label in self.CALL], \
+            _attribute_keywords(self.attributes)
 
 
 def _close(parser: Parser, name: str, clause: str) -> None:
@@ -571,10 +573,6 @@ class TStoreOp(TileOp):
     src = operand_def()
     dst = operand_def()
 
-    def tile_call(self) -> tuple[list[object], dict[str, object]]:
-        pos, kw = super().tile_call()
-        return pos, {**kw, **_fixpipe_keywords(self.attributes)}
-
 
 @irdl_op_definition
 class TMovOp(TileOp):
@@ -590,12 +588,8 @@ class TMovOp(TileOp):
     src = operand_def()
     dst = operand_def()
 
-    def tile_call(self) -> tuple[list[object], dict[str, object]]:
-        pos, kw = super().tile_call()
-        return pos, {**kw, **_fixpipe_keywords(self.attributes)}
 
-
-def _fixpipe_keywords(attrs: dict[str, Attribute]) -> dict[str, object]:
+def _attribute_keywords(attrs: dict[str, Attribute]) -> dict[str, object]:
     """The Python tile op's keywords for tstore / tmov attributes."""
     kw: dict[str, object] = {}
     for key, value in attrs.items():

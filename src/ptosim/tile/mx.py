@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import DtypeError, NotImplementedOpError, SpaceError, VerifyError
+from ..errors import DtypeError, NotImplementedOpError, VerifyError
 from ..ops.mad import acc_layout, saturate_inputs
 from .tensor import GlobalTensor
-from .tile import E8M0, Tile, matmul_shape
+from .tile import E8M0, Tile, check_roles, matmul_shape
 
 if TYPE_CHECKING:
     from .ops import TileOps
@@ -96,10 +96,8 @@ def tmatmul_mx(m: "TileOps", op: str, acc: Tile, left: Tile, scale_left: Tile, r
                scale_right: Tile, bias: Tile | None) -> None:
     """acc (=|+=) sum_k A[i,k] 2^(sA[i,k/32]-127) B[k,j] 2^(sB[k/32,j]-127) [+ bias[j]]."""
     mv, nv, kv = matmul_shape(op, acc, left, right, bias)
-    for name, tile, role in (("scale_left", scale_left, "ScaleLeft"),
-                             ("scale_right", scale_right, "ScaleRight")):
-        if not isinstance(tile, Tile) or tile.tile_type != role:
-            raise SpaceError(f"{name} must be a {role} tile", op=op, operand=name)
+    check_roles(op, [("scale_left", scale_left, "ScaleLeft"),
+                     ("scale_right", scale_right, "ScaleRight")])
     types = (left.dtype.name, right.dtype.name)
     if any(t.startswith("f4") for t in types):
         raise NotImplementedOpError("TMATMUL_MX with fp4 (x2 packed) operands is not "

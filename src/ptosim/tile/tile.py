@@ -17,6 +17,7 @@ from ..dtypes import DType
 from ..errors import NotImplementedOpError, SpaceError, VerifyError
 from ..layout import Layout, fractal_box, layout_name, tile_layout
 from ..machine import Ptr
+from ..ops.cube import align
 
 TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight")
 SPACE_OF = {"Vec": "ub", "Mat": "l1", "Left": "l0a", "Right": "l0b", "Acc": "l0c", "Bias": "bt",
@@ -147,15 +148,20 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
         raise VerifyError(f"pad must be Null, Zero, Max, Min or a number, got {pad!r}", op=op)
 
 
+def check_roles(op: str, roles: list[tuple[str, object, str]]) -> None:
+    """Each (operand name, value, TileType) must be a tile of that role."""
+    for name, tile, role in roles:
+        if not isinstance(tile, Tile) or tile.tile_type != role:
+            raise SpaceError(f"{name} must be a {role} tile", op=op, operand=name)
+
+
 def matmul_shape(op: str, acc: Tile, left: Tile, right: Tile,
                  bias: Tile | None) -> tuple[int, int, int]:
     """Roles and shapes of a TMATMUL family op; returns (m, n, k) from the valid shapes."""
     roles = [("acc", acc, "Acc"), ("left", left, "Left"), ("right", right, "Right")]
     if bias is not None:
         roles.append(("bias", bias, "Bias"))
-    for name, tile, role in roles:
-        if not isinstance(tile, Tile) or tile.tile_type != role:
-            raise SpaceError(f"{name} must be a {role} tile", op=op, operand=name)
+    check_roles(op, roles)
     m, k = left.valid
     k2, n = right.valid
     if k != k2:
@@ -164,16 +170,12 @@ def matmul_shape(op: str, acc: Tile, left: Tile, right: Tile,
     if (left.rows, left.cols, right.cols) != (acc.rows, right.rows, acc.cols):
         raise VerifyError(f"tile shapes must chain: left {left.rows}x{left.cols}, right "
                           f"{right.rows}x{right.cols}, acc {acc.rows}x{acc.cols}", op=op)
-    if left.rows != _align16(m) or right.cols != _align16(n):
+    if left.rows != align(m, 16) or right.cols != align(n, 16):
         raise VerifyError(f"mad reads align16(m) x align16(n) fractals: left rows "
-                          f"{left.rows} must be {_align16(m)} and right cols {right.cols} "
-                          f"must be {_align16(n)}", op=op)
+                          f"{left.rows} must be {align(m, 16)} and right cols {right.cols} "
+                          f"must be {align(n, 16)}", op=op)
     c0 = left.dtype.c0
-    if left.name == "ZZ" and left.cols != -(-k // c0) * c0:
-        raise VerifyError(f"a ZZ left tile's row blocks are align(k, C0) = {-(-k // c0) * c0} "
+    if left.name == "ZZ" and left.cols != align(k, c0):
+        raise VerifyError(f"a ZZ left tile's row blocks are align(k, C0) = {align(k, c0)} "
                           f"wide for mad; got {left.cols} columns", op=op)
     return m, n, k
-
-
-def _align16(x: int) -> int:
-    return -(-x // 16) * 16
