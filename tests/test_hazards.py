@@ -4,8 +4,10 @@ synchronised kernels (including double-buffered ones) report nothing."""
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from ptosim.cli import main
+from ptosim.errors import DeadlockError
 from ptosim.kernel import Kernel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,12 +175,27 @@ def test_double_buffer_with_one_event_missing_is_caught():
     assert any(f.kind == "flag left set" for f in found)        # the primed sets stay set
 
 
-def test_unmatched_wait_flag():
+@pytest.mark.parametrize("hazards", [True, False])
+def test_unmatched_wait_flag_is_a_hang(hazards):
+    """A wait_flag no set_flag can release would hang the pipe on hardware: an error at
+    the wait, with or without the hazard checker."""
     text = MATMUL.replace('    pto.barrier #pto.pipe<PIPE_ALL>\n',
                           '    pto.wait_flag["PIPE_V", "PIPE_M", "EVENT_ID7"]\n')
-    found = Kernel.from_text(text, "mm.pto").run(mm_inputs()).findings
-    assert [f.kind for f in found] == ["unmatched wait_flag"]
-    assert "has no set_flag before it" in found[0].message
+    with pytest.raises(DeadlockError, match=r"mm\.pto:\d+:\d+: error: pto\.wait_flag: "
+                       r"wait_flag\[PIPE_V, PIPE_M, EVENT_ID7\] on block0\.aic has no "
+                       r"unconsumed set_flag\[PIPE_V, PIPE_M, EVENT_ID7\] before it: on "
+                       r"hardware PIPE_M would wait forever"):
+        Kernel.from_text(text, "mm.pto").run(mm_inputs(), hazards=hazards)
+
+
+def test_second_wait_on_one_set_flag_is_a_hang():
+    """Each set_flag releases one wait_flag: a second wait on the same event hangs."""
+    text = MATMUL.replace('    pto.barrier #pto.pipe<PIPE_ALL>\n',
+                          '    pto.set_flag["PIPE_V", "PIPE_M", "EVENT_ID7"]\n'
+                          '    pto.wait_flag["PIPE_V", "PIPE_M", "EVENT_ID7"]\n'
+                          '    pto.wait_flag["PIPE_V", "PIPE_M", "EVENT_ID7"]\n')
+    with pytest.raises(DeadlockError, match="has no unconsumed set_flag"):
+        Kernel.from_text(text, "mm.pto").run(mm_inputs(), hazards=False)
 
 
 def test_cli_hazard_modes(tmp_path, capsys):

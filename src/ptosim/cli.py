@@ -41,15 +41,19 @@ def _load(args: argparse.Namespace) -> Any:
 def _check(args: argparse.Namespace) -> int:
     from .interp.static import check_kernel
     kernel = _load(args)
-    errors, notes = check_kernel(kernel.module, kernel.func, kernel.target(args.target),
-                                 kernel.locate)
-    for line in notes:
-        print(line, file=sys.stderr)
-    for err in errors:
+    target = kernel.target(args.target)
+    found = check_kernel(kernel.module, kernel.func, target, kernel.locate)
+    for diag in found.warnings:
+        print(diag.render(), file=sys.stderr)
+    for err in found.errors:
         print(err, file=sys.stderr)
-    if errors:
+    counts = (f"verified {found.verified} op(s), {found.skipped} left to run time (their "
+              f"operands depend on loop variables or scalar arguments)")
+    if found.errors:
+        print(f"{args.kernel}: @{kernel.entry} on {target}: {len(found.errors)} error(s); "
+              f"{counts}", file=sys.stderr)
         return 1
-    print(f"{args.kernel}: @{kernel.entry} checks clean on {kernel.target(args.target)}")
+    print(f"{args.kernel}: @{kernel.entry} checks clean on {target}: {counts}")
     return 0
 
 
@@ -85,18 +89,24 @@ def _bind(kernel: Any, specs: list[str]) -> tuple[dict[str, Any], dict[str, Path
 
 
 def _run(args: argparse.Namespace) -> int:
+    from .interp.diagnostics import WarningLog
     kernel = _load(args)
     values, files = _bind(kernel, args.arg or [])
     progress = _Progress(sys.stderr)
-    result = kernel.run(values, target=args.target, block_dim=args.block_dim,
-                        progress=progress.update, hazards=not args.no_hazards,
-                        trace=args.trace is not None)
-    progress.done()
+    log = WarningLog(kernel.locate)
+    try:
+        result = kernel.run(values, target=args.target, block_dim=args.block_dim,
+                            progress=progress.update, hazards=not args.no_hazards,
+                            trace=args.trace is not None, warnings=log)
+    finally:
+        progress.done()
+        for diag in log.diagnostics:        # also when the run failed: they may explain it
+            print(diag.render(), file=sys.stderr)
     if args.trace is not None:
         result.timeline.write(args.trace)
+    severity = "error" if args.hazards == "error" else "warning"
     for finding in result.findings:
-        print(finding.render().replace(": warning: ", ": error: ", 1)
-              if args.hazards == "error" else finding.render(), file=sys.stderr)
+        print(finding.render(severity), file=sys.stderr)
     out_dir = Path(args.out_dir) if args.out_dir else None
     written = []
     for name, data in result.outputs.items():

@@ -7,6 +7,9 @@ tells what to fix: ``mte_ub_l1: l1_dst byte offset 48 is not 32-byte aligned``.
 
 from __future__ import annotations
 
+import warnings
+from typing import Callable
+
 
 class PtoError(Exception):
     """Base class of every error ptosim raises on purpose."""
@@ -76,3 +79,29 @@ class NotImplementedOpError(PtoError, NotImplementedError):
 
 class PtoWarning(UserWarning):
     """A legal but suspicious use (e.g. overlapping destination regions)."""
+
+
+# Where op warnings go. The Python face raises them as PtoWarnings; a kernel run (and
+# `ptosim check`) installs a sink that turns each into a located, counted diagnostic.
+_SINKS: list[Callable[[str], None]] = []
+
+
+def warn(message: str) -> None:
+    """Report a legal but suspicious use (``message`` starts with the op's name)."""
+    if _SINKS:
+        _SINKS[-1](message)
+    else:
+        warnings.warn(message, PtoWarning, stacklevel=3)
+
+
+class warning_sink:
+    """``with warning_sink(fn):`` sends every `warn` inside the block to ``fn``."""
+
+    def __init__(self, sink: Callable[[str], None]) -> None:
+        self.sink = sink
+
+    def __enter__(self) -> None:
+        _SINKS.append(self.sink)
+
+    def __exit__(self, *exc: object) -> None:
+        _SINKS.remove(self.sink)

@@ -22,6 +22,7 @@ from .api import Machine
 from .dtypes import dtype as _dtype
 from .errors import PtoError, PtoSyntaxError
 from .interp import kernel_function, run_kernel, target_of
+from .interp.diagnostics import Diagnostic, WarningLog
 from .interp.hazards import HazardChecker, buffer_namer
 from .interp.timeline import Observers, Timeline
 from .interp.executor import pointer_like
@@ -52,6 +53,7 @@ class Param:
 class RunResult:
     outputs: dict[str, np.ndarray]      # every GM pointer parameter after the run
     findings: list[Any]                 # hazard-checker findings (empty when not checked)
+    warnings: list[Diagnostic]          # the ops' warnings, located and counted
     timeline: Any                       # interp.timeline.Timeline when traced, else None
     machine: Any                        # the Machine after the run (every buffer, for a look)
     ops: int
@@ -103,10 +105,12 @@ class Kernel:
 
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
             progress: Callable[[int, float], None] | None = None,
-            hazards: bool = True, trace: bool = False) -> RunResult:
+            hazards: bool = True, trace: bool = False,
+            warnings: WarningLog | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
-        scalars); returns every GM buffer after the run and, with ``hazards``, what the
-        pipe-hazard checker found."""
+        scalars); returns every GM buffer after the run, the ops' warnings and, with
+        ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
+        see the warnings of a run that fails."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -135,9 +139,10 @@ class Kernel:
         checker = HazardChecker(self.locate, buffer_namer(m)) if hazards else None
         timeline = Timeline(tgt, self.locate) if trace else None
         observer = Observers(checker, timeline) if checker and timeline else checker or timeline
+        log = warnings if warnings is not None else WarningLog(self.locate)
         start = time.perf_counter()
         ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
-                        progress=progress, observer=observer)
+                        progress=progress, observer=observer, warnings=log)
         seconds = time.perf_counter() - start
         findings = checker.finish() if checker is not None else []
         outs = {}
@@ -146,7 +151,8 @@ class Kernel:
                 nbytes = np.asarray(bound[p.index]).nbytes
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
-        return RunResult(outs, findings, timeline, m, ex.ops_executed, seconds, tgt, self.entry)
+        return RunResult(outs, findings, log.diagnostics, timeline, m, ex.ops_executed, seconds,
+                         tgt, self.entry)
 
 
 def _scalar(p: Param, value: Any) -> Any:

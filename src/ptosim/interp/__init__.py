@@ -7,8 +7,9 @@ from typing import Any, Callable
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
-from ..errors import PtoError
+from ..errors import PtoError, warning_sink
 from ..machine import MachineState
+from .diagnostics import WarningLog
 from .executor import VECTOR_OPS, Core, Executor
 from .scheduler import SyncService, launch
 
@@ -90,18 +91,23 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
                entry: str | None = None,
                locate: Callable[[Operation], str | None] = lambda op: None,
                progress: Callable[[int, float], None] | None = None,
-               observer: Any = None) -> Executor:
+               observer: Any = None, warnings: WarningLog | None = None) -> Executor:
     """Launch the kernel on every core of ``machine``'s blocks; returns the executor
     (``ops_executed`` counts ops run). ``observer`` (e.g. a HazardChecker) sees every
-    buffer access, flag, barrier and semaphore."""
+    buffer access, flag, barrier and semaphore; ``warnings`` collects the ops' warnings
+    as located diagnostics (without it they are Python PtoWarnings)."""
     func = kernel_function(module, entry)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
     sync = SyncService(machine.target.name, functions(module))
     sync.observer = observer
     machine.access_hook = observer.access if observer is not None else None
+    executor = Executor(machine, locate, sync, progress)
+    executor.warnings = warnings
     try:
-        return launch(machine, func, args, cores,
-                      lambda s: Executor(machine, locate, s, progress), sync)
+        if warnings is None:
+            return launch(machine, func, args, cores, executor, sync)
+        with warning_sink(warnings):
+            return launch(machine, func, args, cores, executor, sync)
     finally:
         machine.access_hook = None
 

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
-from ..errors import PtoError
+from ..errors import DeadlockError, PtoError
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .tiles import alloc_tile, make_view, partition, resolve, tile_core, tile_pipe
@@ -56,6 +56,13 @@ class CoreState:
     core: Core
     ctrl: int = 0
     env: dict[SSAValue, Any] = field(default_factory=dict)
+    # set_flag counts not yet consumed by a wait_flag, by (src pipe, dst pipe, event)
+    flags: dict[tuple[str, str, str], int] = field(default_factory=dict)
+
+
+def pipe_name(text: str) -> str:
+    """``PIPE_MTE2`` / ``#pto.pipe<PIPE_MTE2>`` / ``MTE2`` -> ``MTE2``."""
+    return text.split("<")[-1].rstrip(">").removeprefix("PIPE_")
 
 
 class KernelError(PtoError):
@@ -186,6 +193,7 @@ class Executor:
         self.progress = progress    # called every 4096 ops with (ops, seconds)
         self.started = time.perf_counter()
         self.observer: Any = None   # a HazardChecker (or anything with its event methods)
+        self.warnings: Any = None   # a WarningLog told which op runs, when one collects
 
     # --- entry points -------------------------------------------------------------------
     def run_function(self, state: CoreState, func: Operation, args: list[Any]
@@ -255,6 +263,8 @@ class Executor:
                 kwargs: dict[str, Any], atomic: bool, pipe: str | None = None) -> None:
         """Call the Machine method, bracketed by the observer's begin/end when one watches."""
         call = getattr(self.m, method)
+        if self.warnings is not None:
+            self.warnings.current = op
         obs = self.observer
         if obs is None:
             call(*args, **kwargs)
@@ -298,6 +308,8 @@ def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
         return tuple(_resolve(env, y) for y in x)
     if isinstance(x, list):
         return [_resolve(env, y) for y in x]
+    if isinstance(x, dict):
+        return {k: _resolve(env, y) for k, y in x.items()}
     return x
 
 
@@ -444,6 +456,17 @@ def _set_ctrl(ex: Executor, st: CoreState, op: Operation) -> None:
 
 
 def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
+    src, dst, event = op.src_pipe(), op.dst_pipe(), op.event()  # type: ignore[attr-defined]
+    key = (pipe_name(src), pipe_name(dst), str(event))
+    if op.name == "pto.set_flag":
+        st.flags[key] = st.flags.get(key, 0) + 1
+    elif st.flags.get(key, 0) > 0:
+        st.flags[key] -= 1
+    else:       # flags are per core and consumed once: nothing later can release this wait
+        raise DeadlockError(
+            f"wait_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] on {st.core.name} has no "
+            f"unconsumed set_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] before it: on "
+            f"hardware PIPE_{key[1]} would wait forever", op="pto.wait_flag")
     if ex.observer is not None:
         event = ex.observer.set_flag if op.name == "pto.set_flag" else ex.observer.wait_flag
         event(st.core, op.src_pipe(), op.dst_pipe(), op.event(), op)  # type: ignore[attr-defined]
@@ -537,7 +560,7 @@ def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, No
 def _call(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
     callee = op.properties["callee"].string_value()  # type: ignore[union-attr]
     func = ex.sync.lookup_function(callee)
-    inner = CoreState(st.core, st.ctrl)
+    inner = CoreState(st.core, st.ctrl, flags=st.flags)
     out = yield from ex.run_function(inner, func, [st.env[v] for v in op.operands])
     st.ctrl = inner.ctrl
     return out

@@ -26,7 +26,8 @@ from typing import Any, Callable
 import numpy as np
 from xdsl.ir import Operation
 
-from .executor import Core
+from .diagnostics import render
+from .executor import Core, pipe_name
 
 # The pipe each micro-op runs on (pto-notes §1.3).
 OP_PIPE = {
@@ -41,11 +42,6 @@ OP_PIPE = {
 PIPES_OF = {"cube": ("MTE2", "MTE1", "M", "FIX"), "vector": ("MTE2", "V", "MTE3")}  # by Core.kind
 _WRITE_OPERANDS = frozenset({"dst", "ub_dst", "l1_dst", "gm_dst"})
 _READ_WRITE_OPS = frozenset({"mad_acc", "mad_mx_acc"})     # read the accumulator they add to
-
-
-def pipe_name(text: str) -> str:
-    """``PIPE_MTE2`` / ``#pto.pipe<PIPE_MTE2>`` / ``MTE2`` -> ``MTE2``."""
-    return text.split("<")[-1].rstrip(">").removeprefix("PIPE_")
 
 
 @dataclass
@@ -64,14 +60,13 @@ class _Access:
 class Finding:
     """One reported problem: ``loc`` points at the later op."""
 
-    kind: str              # "RAW", "WAR", "WAW", "unmatched wait_flag", "flag left set"
+    kind: str              # "RAW", "WAR", "WAW", "flag left set"
     message: str
     loc: str | None
     count: int = 1
 
-    def render(self) -> str:
-        more = f" (seen {self.count} times)" if self.count > 1 else ""
-        return f"{self.loc or '?'}: warning: {self.message}{more}"
+    def render(self, severity: str = "warning") -> str:
+        return render(self.loc, severity, self.message, self.count)
 
 
 @dataclass
@@ -206,15 +201,7 @@ class HazardChecker:
         tid = self._thread(core, pipe_name(dst))
         self._tick(tid)
         pending = self.flags.get((core.name, pipe_name(src), pipe_name(dst), event))
-        if not pending:
-            key = ("unmatched", id(op))
-            if key in self.findings:
-                self.findings[key].count += 1
-            else:
-                self.findings[key] = Finding(
-                    "unmatched wait_flag", f"wait_flag[{src}, {dst}, {event}] on {core.name} has "
-                    f"no set_flag before it: on hardware PIPE_{pipe_name(dst)} would wait "
-                    f"forever", self.locate(op))
+        if not pending:         # the executor refuses such a wait before it gets here
             return
         clock, _ = pending.pop(0)
         self._join(tid, clock)

@@ -83,9 +83,8 @@ def _describe(key: tuple) -> str:
 
 
 def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[Core],
-           executor_factory: Any, sync: SyncService) -> Executor:
+           executor: Executor, sync: SyncService) -> Executor:
     """Run ``func`` on every core in ``cores`` to completion (or a PtoError)."""
-    executor: Executor = executor_factory(sync)
     executor.observer = sync.observer
     states = [CoreState(core) for core in cores]
     gens: list[Generator[Wait, None, Any] | None] = [

@@ -7,14 +7,15 @@ Operands that depend on loop variables or runtime scalars are left to the run-ti
 
 from __future__ import annotations
 
-import warnings
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from ..api import Machine
-from ..errors import PtoError, PtoWarning
+from ..errors import PtoError, warning_sink
+from .diagnostics import Diagnostic, WarningLog
 from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
 from .tiles import resolve
 
@@ -25,13 +26,25 @@ _FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {
 _ONCE = frozenset({"pto.alloc_tile"})     # creates state: evaluate once, share the result
 
 
+@dataclass
+class CheckResult:
+    """What `check_kernel` found: located errors and warnings, and how many ops with
+    operand rules it verified or had to leave to run time (their operands depend on loop
+    variables or scalar arguments)."""
+
+    errors: list[PtoError] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    verified: int = 0
+    skipped: int = 0
+
+
 def check_kernel(module: ModuleOp, func: Operation, target: str,
-                 locate: Callable[[Operation], str | None]) -> tuple[list[PtoError], list[str]]:
-    """Errors and warnings (``loc: warning: text``) found without running the kernel."""
+                 locate: Callable[[Operation], str | None]) -> CheckResult:
+    """Verify every op whose operands are known without running the kernel."""
     m = Machine(target=target)
     gm = m.gm_empty(SCRATCH_GM, "ui8")
-    errors: list[PtoError] = []
-    notes: list[str] = []
+    result = CheckResult()
+    log = WarningLog(locate)
     ex = Executor(m, locate, sync=None)
     entry = func.regions[0].blocks.first
     assert entry is not None
@@ -41,57 +54,88 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
             if pointer_like(arg.type):
                 from ..frontend import ptr_info
                 st.env[arg] = gm.cast(ptr_info(arg.type)[0])
-    for op in func.walk():
-        if op.name in _ONCE and _known(states["cube"].env, op.operands):
+    with warning_sink(log):
+        for op in func.walk():
+            log.current = op
+            _check_op(op, m, ex, states, result, locate)
+    result.warnings = log.diagnostics
+    return result
+
+
+def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreState],
+              result: CheckResult, locate: Callable[[Operation], str | None]) -> None:
+    cube_env = states["cube"].env
+    if op.name in _ONCE:
+        if not _known(cube_env, op.operands):
+            result.skipped += 1
+            return
+        result.verified += 1
+        try:
+            out = _SIMPLE[op.name](ex, states["cube"], op)
+        except PtoError as err:
+            result.errors.append(_located(err, op, locate))
+            return
+        for st in states.values():
+            st.env[op.results[0]] = out[0]
+        return
+    if hasattr(op, "TILE_METHOD"):
+        pos, kw = op.tile_call()  # type: ignore[attr-defined]
+        if not _known(cube_env, op.operands):
+            result.skipped += 1
+            return
+        _verify_call(op, getattr(m, op.TILE_METHOD), resolve(_resolve(cube_env, pos)),
+                     _resolve(cube_env, kw), locate, result)
+        return
+    method = getattr(op, "MACHINE_METHOD", None)
+    st = states["vector" if method in VECTOR_OPS else "cube"]
+    if op.name in _FOLDABLE and _known(st.env, op.operands):
+        for other in states.values():       # fold into both cores' views
             try:
-                out = _SIMPLE[op.name](ex, states["cube"], op)
+                out = _SIMPLE[op.name](ex, other, op)
             except PtoError as err:
-                errors.append(_located(err, op, locate))
-                continue
-            for st in states.values():
-                st.env[op.results[0]] = out[0]
-            continue
-        if hasattr(op, "TILE_METHOD") and _known(env := states["cube"].env, op.operands):
-            pos, kw = op.tile_call()  # type: ignore[attr-defined]
-            _verify_call(op, getattr(m, op.TILE_METHOD), resolve(_resolve(env, pos)), kw,
-                         locate, errors, notes)
-            continue
-        method = getattr(op, "MACHINE_METHOD", None)
-        kind = "vector" if method in VECTOR_OPS else "cube"
-        st = states[kind]
-        if op.name in _FOLDABLE and _known(st.env, op.operands):
-            for other in states.values():       # fold into both cores' views
-                try:
-                    out = _SIMPLE[op.name](ex, other, op)
-                except PtoError as err:
-                    errors.append(_located(err, op, locate))
-                    break
-                except Exception:               # noqa: BLE001 - not foldable statically
-                    break
-                for res, value in zip(op.results, out or []):
-                    other.env[res] = value
-            continue
-        if method is None or not _known(st.env, op.operands):
-            continue
-        pos, kw = op.python_call()  # type: ignore[attr-defined]
-        _verify_call(op, getattr(m, method), _resolve(st.env, pos), _resolve(st.env, kw),
-                     locate, errors, notes)
-    return errors, notes
+                result.errors.append(_located(err, op, locate))
+                break
+            except Exception:               # noqa: BLE001 - not foldable statically
+                break
+            for res, value in zip(op.results, out or []):
+                other.env[res] = value
+        return
+    if method is None:
+        return
+    if not _known(st.env, op.operands):
+        result.skipped += 1
+        return
+    try:
+        call = getattr(m, method)
+    except PtoError as err:                 # an op ptosim does not implement yet
+        result.errors.append(_located(err, op, locate))
+        return
+    pos, kw = op.python_call()  # type: ignore[attr-defined]
+    _verify_call(op, call, _resolve(st.env, pos), _resolve(st.env, kw), locate, result)
 
 
 def _verify_call(op: Operation, call: Callable[..., Any], args: list[Any],
                  kwargs: dict[str, Any], locate: Callable[[Operation], str | None],
-                 errors: list[PtoError], notes: list[str]) -> None:
-    """Run one op on the scratch machine: its PtoError joins ``errors`` (located), its
-    PtoWarnings join ``notes``."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PtoWarning)
-        try:
-            call(*args, **kwargs)
-        except PtoError as err:
-            errors.append(_located(err, op, locate))
-    notes.extend(f"{locate(op) or '?'}: warning: {w.message}" for w in caught
-                 if issubclass(w.category, PtoWarning))
+                 result: CheckResult) -> None:
+    """Run one op on the scratch machine; its PtoError joins the result, located."""
+    if _unresolved((args, kwargs)):      # never hand an IR value to an op's rules
+        result.skipped += 1
+        return
+    result.verified += 1
+    try:
+        call(*args, **kwargs)
+    except PtoError as err:
+        result.errors.append(_located(err, op, locate))
+
+
+def _unresolved(x: Any) -> bool:
+    if isinstance(x, SSAValue):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_unresolved(y) for y in x)
+    if isinstance(x, dict):
+        return any(_unresolved(y) for y in x.values())
+    return False
 
 
 def _known(env: dict[SSAValue, Any], values: Any) -> bool:
@@ -105,4 +149,4 @@ def _located(err: PtoError, op: Operation, locate: Callable[[Operation], str | N
     return err
 
 
-__all__ = ["check_kernel"]
+__all__ = ["check_kernel", "CheckResult"]

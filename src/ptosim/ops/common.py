@@ -6,14 +6,13 @@ Checks raise before any byte moves; their messages follow one pattern:
 
 from __future__ import annotations
 
-import warnings
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..dtypes import BLOCK_BYTES
-from ..errors import (AlignmentError, DtypeError, FieldRangeError, PtoWarning, SpaceError,
-                      TargetError, VerifyError)
+from ..errors import (AlignmentError, DtypeError, FieldRangeError, SpaceError, TargetError,
+                      VerifyError, warn)
 from ..machine import MachineState, Ptr
 
 Dim = tuple[int, int, int]  # (count, src_stride, dst_stride) in bytes
@@ -132,7 +131,7 @@ def burst_copy(src: tuple[np.ndarray, int], dst: tuple[np.ndarray, int], length:
     if disjoint(length, [(c, ds) for c, _, ds in dims]):
         d[...] = s
         return
-    warnings.warn(f"{op}: destination bursts may overlap; copying in program order, the "
-                  f"later burst wins", PtoWarning, stacklevel=3)
+    warn(f"{op}: destination bursts may overlap; copying in program order, the "
+                  f"later burst wins")
     for index in np.ndindex(*shape):
         d[index] = s[index]

@@ -10,13 +10,12 @@ rows - what nd2nz of a row-major B produces. Whole fractals move, padding includ
 
 from __future__ import annotations
 
-import warnings
 from functools import lru_cache
 
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import DtypeError, PtoWarning
+from ..errors import DtypeError, warn
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, clause, field, require_op, strided
@@ -187,6 +186,6 @@ class CubeMoveOps(MachineState):
 
 def _warn_b8_transpose(op: str, name: str, extent: int, block: int) -> None:
     if block == 32 and align(extent, 32) != align(extent, 16):
-        warnings.warn(f"{op}: a transposed 1-byte load pads {name} = {extent} to "
+        warn(f"{op}: a transposed 1-byte load pads {name} = {extent} to "
                       f"{align(extent, 32)} rows per block while mad reads {align(extent, 16)}; "
-                      f"the operand fractals will not line up", PtoWarning, stacklevel=3)
+                      f"the operand fractals will not line up")

@@ -11,7 +11,6 @@ Both become one list of ``(count, src_stride, dst_stride)`` byte dims and one bu
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -19,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from ..dtypes import BLOCK_BYTES, DType
-from ..errors import AlignmentError, DtypeError, FieldRangeError, PtoWarning, SpaceError, VerifyError
+from ..errors import AlignmentError, DtypeError, FieldRangeError, SpaceError, VerifyError, warn
 from ..machine import MachineState, Ptr
 from .common import (Dim, burst_copy, check_aligned, check_ptr, check_same_size,
                      check_stride_aligned, clause, extent, field, loop_clauses, require_op,
@@ -340,8 +339,8 @@ def _frac_small_c0(m: MachineState, op: str, d: Ptr, src_reg: tuple[np.ndarray, 
     gstride = l4 * BLOCK_BYTES
     db, do = m.region(d, (g - 1) * gstride + n_al * 4 * es, op=op, operand="dst")
     if g > 1 and gstride < n_al * 4 * es:
-        warnings.warn(f"{op}: dst groups overlap (loop4_stride {l4} x 32 B < "
-                      f"{n_al * 4 * es} B per group)", PtoWarning, stacklevel=4)
+        warn(f"{op}: dst groups overlap (loop4_stride {l4} x 32 B < "
+                      f"{n_al * 4 * es} B per group)")
     outer, rs, cs = src_strides
     npdt = d.dtype.np
     dview = strided(db, do, [(g, gstride), (n_al, 4 * es)], (4,), (es,), npdt)
@@ -365,6 +364,6 @@ def _warn_frac_overlap(op: str, g: int, nblk: int, n: int, l2: int, l3: int, l4:
                  + np.arange(n)[None, None, :] * l2).ravel()
         if np.unique(units).size == units.size:
             return
-    warnings.warn(f"{op}: destination 32 B rows overlap (loop2 {l2}, loop3 {l3}, loop4 {l4} "
+    warn(f"{op}: destination 32 B rows overlap (loop2 {l2}, loop3 {l3}, loop4 {l4} "
                   f"for {g} group(s) of {nblk} block(s) x {n} rows); the result is not a "
-                  f"stable program result on hardware", PtoWarning, stacklevel=4)
+                  f"stable program result on hardware")

@@ -9,15 +9,14 @@ two vector sub-blocks. Only the m x n elements are written.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import (DtypeError, FieldRangeError, NotImplementedOpError, PtoWarning, SpaceError,
-                      TargetError, VerifyError)
+from ..errors import (DtypeError, FieldRangeError, NotImplementedOpError, SpaceError, TargetError,
+                      VerifyError, warn)
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, clause, field, require_op, strided
 
@@ -255,9 +254,8 @@ class FixpipeOps(MachineState):
                              f"{dst.name}", op=op, operand="dst")
         if _family(mode) in ("qf322b8_pre", "req8") and mode.endswith("_scalar") \
                 and dst.name != "ui8":
-            warnings.warn(f"{op}: a scalar {mode} payload carries no sign bit, so results "
-                          f"are clamped to [0, 255] and stored in a {dst.name}", PtoWarning,
-                          stacklevel=4)
+            warn(f"{op}: a scalar {mode} payload carries no sign bit, so results "
+                          f"are clamped to [0, 255] and stored in a {dst.name}")
         plan.quant, plan.quant_payload = mode, payload
 
     def _check_relu(self, op: str, plan: _Plan, pre_relu: object, dst: DType) -> None:

@@ -1,0 +1,55 @@
+"""Located, counted diagnostics: ``kernel.pto:L:C: warning: <op>: <text> (seen N times)``.
+
+An op reports a suspicious but legal use through `ptosim.errors.warn`; during a kernel run
+or a static check those reports land in a `WarningLog`, keyed by the op's source location
+and the text, so a warning inside a loop prints once with its count instead of once per
+iteration (or, with Python's own warning filter, once per Python source line).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from xdsl.ir import Operation
+
+
+def render(loc: str | None, severity: str, message: str, count: int = 1) -> str:
+    """One diagnostic line, the way every ptosim command prints it."""
+    more = f" (seen {count} times)" if count > 1 else ""
+    return f"{loc or '?'}: {severity}: {message}{more}"
+
+
+@dataclass
+class Diagnostic:
+    message: str
+    loc: str | None
+    count: int = 1
+    severity: str = "warning"
+
+    def render(self) -> str:
+        return render(self.loc, self.severity, self.message, self.count)
+
+
+class WarningLog:
+    """Collects op warnings; ``current`` is the op being executed or checked."""
+
+    def __init__(self, locate: Callable[[Operation], str | None]) -> None:
+        self.locate = locate
+        self.current: Operation | None = None
+        self._entries: dict[tuple[str | None, str], Diagnostic] = {}
+
+    def __call__(self, message: str) -> None:
+        loc = self.locate(self.current) if self.current is not None else None
+        entry = self._entries.get((loc, message))
+        if entry is None:
+            self._entries[(loc, message)] = Diagnostic(message, loc)
+        else:
+            entry.count += 1
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return list(self._entries.values())
+
+
+__all__ = ["Diagnostic", "WarningLog", "render"]
