@@ -282,9 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         print("ptosim: --block-dim must be at least 1", file=sys.stderr)
         return 2
     from .kernel import UsageError
+    from .plotting import MissingDependencyError
     try:
         return int(args.func(args))
-    except UsageError as err:
+    except (UsageError, MissingDependencyError) as err:
         print(f"ptosim: {err}", file=sys.stderr)
         return 2
     except PtoError as err:

@@ -27,6 +27,7 @@ import numpy as np
 from .dtypes import BLOCK_BYTES, DType, dtype as _dtype
 from .errors import PtoError
 from .layout import TILE_LAYOUTS, Layout, fractal_box, gm_layout, tile_layout
+from .plotting import require_matplotlib
 
 TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft",
               "ScaleRight")
@@ -268,6 +269,7 @@ def render_layout(layout: str | Layout | LayoutGrid, rows: int | None = None,
     the offset) appear when the grid is at most 32x32 cells, unless ``labels`` says
     otherwise; ``panels`` fixes how many columns the physical buffer wraps into.
     """
+    require_matplotlib()
     from matplotlib.colors import Normalize
     from matplotlib.figure import Figure
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .plotting import require_matplotlib
+
 PIPE_COLOURS = {"PIPE_MTE2": "#4C72B0", "PIPE_MTE1": "#55A868", "PIPE_M": "#C44E52",
                 "PIPE_FIX": "#8172B2", "PIPE_V": "#CCB974", "PIPE_MTE3": "#64B5CD"}
 
@@ -24,8 +26,7 @@ def lanes(data: dict[str, Any]) -> list[tuple[int, int, str]]:
 
 def render_trace(data: dict[str, Any], path: str) -> None:
     """Draw the trace to ``path`` (.png or .svg)."""
-    import matplotlib
-    matplotlib.use("Agg")
+    require_matplotlib()
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
