@@ -1,8 +1,9 @@
 """Tile-level `.pto` ops in the interpreter: tensor views, tile allocation, the tile ops.
 
 Views are GlobalTensors. A `make_tensor_view` without an explicit layout is resolved when
-a tile op uses it: the first reading among (the stride-inferred ND or DN, then NZ) whose
-logical shape equals the tile's valid region (docs/semantics.md, "Tile level in .pto").
+a tile op uses it: a Vec tile's own ND / DN / NZ layout, else the first reading among (the
+stride-inferred ND or DN, then NZ) whose logical shape equals the tile's valid region
+(docs/semantics.md, "Tile level in .pto").
 Tile ops call the Machine's tile methods (TLOAD, TMATMUL ...) with the same arguments as
 the Python API.
 """
