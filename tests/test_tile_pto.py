@@ -77,13 +77,14 @@ VEC = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kerne
 
 
 def test_vec_tile_kernel_pads_like_the_dma():
-    """pad=2 (Max): the valid 24 x 30 values, then +inf in lanes 30..31 of each row (the
-    rest of the last 32 B block); the whole UB image is copied out by a micro-op."""
+    """pad=2 (Max): the valid 24 x 30 values, then FLT_MAX (PTOAS's pad Max for a `.pto`
+    f32 tile; the Python API's "Max" is +inf) in lanes 30..31 of each row (the rest of the
+    last 32 B block); the whole UB image is copied out by a micro-op."""
     src = np.arange(24 * 30, dtype=np.float32).reshape(24, 30)
     run = Kernel.from_text(VEC, "vec.pto").run({"src": src, "dst": np.zeros((24, 32), np.float32)})
     out = run.outputs["dst"]
     np.testing.assert_array_equal(out[:, :30], src)
-    assert (out[:, 30:] == np.inf).all()
+    assert (out[:, 30:] == np.finfo(np.float32).max).all()
     assert run.findings == []
 
 

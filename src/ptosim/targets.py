@@ -61,6 +61,10 @@ class Target:
     fb_unit: int = 64               # mte_l1_fb burst unit, bytes
     quant_modes: frozenset[str] = frozenset()   # FIXPIPE pre_quant modes with known math
     fixpipe_layouts: frozenset[str] = frozenset({"nz2nd", "nz2nz"})
+    tload_max_rows: int | None = None   # largest TLOAD destination tile (physical rows)
+    tload_b64_pads: frozenset[str] = frozenset({"Null", "Zero", "Max", "Min"})  # 64-bit tiles
+    fillpad_from_valid_col: bool = False   # Vec TFILLPAD pads from src's valid column (else
+                                           # from its 32 B block end when the pads agree)
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -85,6 +89,7 @@ A2A3 = Target(
     bt_unit=64,
     fb_unit=128,
     quant_modes=_QUANT_COMMON,
+    tload_max_rows=4095,
 )
 
 A5 = Target(
@@ -98,6 +103,8 @@ A5 = Target(
     mad_types=_MAD_COMMON | _MAD_A5,
     quant_modes=_QUANT_COMMON | _QUANT_A5,
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),
+    tload_b64_pads=frozenset({"Null", "Zero"}),
+    fillpad_from_valid_col=True,
 )
 
 TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}

@@ -1,8 +1,9 @@
 """Tile-level `.pto` ops in the interpreter: tensor views, tile allocation, the tile ops.
 
 Views are GlobalTensors. A `make_tensor_view` without an explicit layout is resolved when
-a tile op uses it: the first reading among (the stride-inferred ND or DN, then NZ) whose
-logical shape equals the tile's valid region (docs/semantics.md, "Tile level in .pto").
+a tile op uses it: a Vec tile's own ND / DN / NZ layout, else the first reading among (the
+stride-inferred ND or DN, then NZ) whose logical shape equals the tile's valid region
+(docs/semantics.md, "Tile level in .pto").
 Tile ops call the Machine's tile methods (TLOAD, TMATMUL ...) with the same arguments as
 the Python API.
 """
@@ -12,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import ml_dtypes
+import numpy as np
 from xdsl.ir import Operation
 
 from ..errors import PtoError
@@ -22,6 +25,12 @@ from ..tile.tile import Tile
 # source role: FIX from an Acc, MTE1 from a Mat, V between Vec tiles; TSTORE MTE3).
 TILE_PIPES = {"TLOAD": "MTE2", "TMATMUL": "M", "TMATMUL_ACC": "M", "TMATMUL_BIAS": "M",
               "TFILLPAD": "V"}
+
+
+# Largest finite value per float type: what a `.pto` tile's pad Max (Min: its negation)
+# stands for.
+_FINITE_MAX = {"f16": 65504.0, "bf16": float(ml_dtypes.finfo(ml_dtypes.bfloat16).max),
+               "f32": float(np.finfo(np.float32).max)}
 
 
 class TileKernelError(PtoError):
@@ -87,13 +96,18 @@ def partition(machine: Any, view: View, offsets: list[int], sizes: list[int]) ->
 
 
 def resolve(args: list[Any]) -> list[Any]:
-    """Views -> GlobalTensors, choosing an implicit view's layout from its tile."""
+    """Views -> GlobalTensors, choosing an implicit view's layout from its tile: a Vec
+    tile's own ND / DN / NZ layout (PTOAS picks the tload / tstore template by the tile's
+    layout alone), else the stride guess, then the reading that fits the valid shape."""
     tile = next((a for a in args if isinstance(a, Tile)), None)
     out = []
     for a in args:
         if isinstance(a, View):
             g = a.tensor
-            if not a.explicit and tile is not None and (g.rows, g.cols) != tile.valid:
+            if not a.explicit and tile is not None and tile.tile_type == "Vec" \
+                    and tile.name in ("ND", "DN", "NZ"):
+                g = replace(g, layout=tile.name)
+            elif not a.explicit and tile is not None and (g.rows, g.cols) != tile.valid:
                 for kind in ("NZ", "DN" if g.layout == "ND" else "ND"):
                     cand = replace(g, layout=kind)
                     if (cand.rows, cand.cols) == tile.valid:
@@ -113,7 +127,12 @@ def alloc_tile(machine: Any, info: dict[str, Any], addr: int | None,
     if vr is None or vc is None:
         raise TileKernelError(f"{op.name}: a dynamic valid shape ('?') needs valid_row / "
                               f"valid_col operands")
+    pad = info["pad"]
+    if pad in ("Max", "Min") and info["dtype"] in _FINITE_MAX:
+        # PTOAS lowers a float tile's pad Max / Min to the largest finite value (its
+        # TileLang PadValue.eval), where pto-isa's C++ uses +-inf (docs/semantics.md)
+        pad = _FINITE_MAX[info["dtype"]] * (1 if pad == "Max" else -1)
     return machine.tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
                         blayout=info["blayout"], slayout=info["slayout"],
-                        fractal=info["fractal"], valid=(vr, vc), pad=info["pad"], addr=addr,
+                        fractal=info["fractal"], valid=(vr, vc), pad=pad, addr=addr,
                         subblock=sub if info["tile_type"] == "Vec" else 0)

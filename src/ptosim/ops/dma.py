@@ -61,6 +61,8 @@ def _pad_scalar(op: str, value: object, dt: DType) -> np.ndarray:
     if isinstance(value, np.generic) and value.dtype.itemsize == dt.size \
             and value.dtype != dt.np:
         return np.array(value).view(dt.np)
+    if isinstance(value, np.generic) and value.dtype == dt.np:
+        return np.array(value)    # already the element (ml_dtypes scalars are no np.number)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         raise VerifyError(f"pad value must be a number, got {value!r}", op=op, operand="pad")
     if dt.kind in ("int", "uint"):

@@ -110,10 +110,12 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     # --- TLOAD ---------------------------------------------------------------------------
     def TLOAD(self, t: Tile, g: GlobalTensor, *, cpu_sim_compat: bool = False) -> None:
         """GM view -> the tile's valid region, writing what the DMA writes (plus the pad
-        value up to the next 32 B block where the hardware pads). ``cpu_sim_compat`` first
-        fills the whole tile with the pad value, as the C++ CPU simulator does."""
+        value up to the next 32 B block where the hardware pads). ``cpu_sim_compat`` then
+        sets every element outside the valid region to the pad value (Null: 0), as the C++
+        CPU simulator does. Every rule is checked before a byte is written."""
         op = "TLOAD"
         _check_pair(op, t, g)
+        self._check_tload_tile(op, t)
         if g.layout.startswith("MX_") or t.fractal == 32:
             with _lowered(op):
                 load_mx(self, t, g)
@@ -126,16 +128,21 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             raise VerifyError(f"{src} -> {dst} is not a {t.tile_type} load on {tl}; legal: "
                               f"{', '.join(f'{a}->{b}' for a, b in sorted(pairs[t.tile_type]))}",
                               op=op)
+        if t.fractal != 512:
+            # GM NZ and the nd2nz / dn2nz outputs are 16 x C0 (512 B) fractals; a 1024 B
+            # fractal tile is an accumulator's image, reached by TMOV / TEXTRACT from Acc
+            raise VerifyError(f"a TLOAD writes 512 B (16 x C0) fractals; a {dst} tile with "
+                              f"{t.fractal} B fractals is filled from an Acc tile (TMOV / "
+                              f"TEXTRACT), not from GM", op=op, operand="tile")
         if t.dtype.size == 8 and (src, dst) not in {("ND", "ND"), ("DN", "DN")}:
             raise VerifyError("64-bit elements load ND -> ND or DN -> DN only", op=op)
         s0, s1, s2, s3, s4 = g.shape
         if src != dst and (s0, s1, s2) != (1, 1, 1):
             raise VerifyError(f"{src} -> {dst} needs a 2-D view (s0 = s1 = s2 = 1), got shape "
                               f"{g.shape}", op=op)
-        if cpu_sim_compat:
-            fill = pad_element(t.pad, t.dtype)
-            self.write(t.ptr, np.zeros(t.rows * t.cols, t.dtype.np) if fill is None
-                       else np.repeat(fill, t.rows * t.cols))
+        _check_view_strides(op, g, t.dtype.c0)
+        if s0 > 1:             # one DMA per s0 slice: a late one must not fail half way
+            self._check_extents(op, t, g)
         with _lowered(op):
             if (src, dst) == ("NZ", "NZ"):
                 self._load_nz(t, g)
@@ -143,6 +150,44 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 self._load_nd_dn(t, g)
             else:
                 self._load_frac(t, g)
+        if cpu_sim_compat:
+            self._fill_outside_valid(op, t)
+
+    def _check_tload_tile(self, op: str, t: Tile) -> None:
+        """The target profile's TLOAD limits on the destination tile."""
+        limit = self.target.tload_max_rows
+        if limit is not None and t.rows > limit:
+            raise VerifyError(f"a TLOAD destination has at most {limit} rows on "
+                              f"{self.target.name}, got {t.rows}", op=op, operand="tile")
+        allowed = self.target.tload_b64_pads
+        if t.dtype.size == 8 and t.pad not in allowed and \
+                not (t.pad == 0 and "Zero" in allowed and not isinstance(t.pad, str)):
+            raise VerifyError(f"a 64-bit tile loads with pad {' or '.join(sorted(allowed))} "
+                              f"on {self.target.name}, got {t.pad!r}", op=op, operand="tile")
+
+    def _check_extents(self, op: str, t: Tile, g: GlobalTensor) -> None:
+        """Bounds of the whole view and the whole tile, checked before the first of
+        several DMAs writes (a single DMA checks its own bounds before moving a byte)."""
+        last = sum((n - 1) * st for n, st in zip(g.shape, g.stride))
+        for ptr, nbytes, name in ((g.ptr, (last + 1) * t.dtype.size, "global_tensor"),
+                                  (t.ptr, t.nbytes, "tile")):
+            try:
+                self.region(ptr, nbytes, operand=name)
+            except PtoError as err:
+                err.op = op
+                err.args = (err._render(),)
+                raise
+
+    def _fill_outside_valid(self, op: str, t: Tile) -> None:
+        """cpu_sim_compat: the C++ CPU simulator fills the tile with the pad value before
+        copying the valid region, so every element outside it ends as the pad value."""
+        fill = pad_element(t.pad, t.dtype)
+        value = np.zeros(1, t.dtype.np)[0] if fill is None else fill[0]
+        vr, vc = t.valid
+        outside = np.ones((t.rows, t.cols), bool)
+        outside[:vr, :vc] = False
+        buf, off = self.region(t.ptr, t.nbytes, op=op, operand="tile")
+        buf[off:off + t.nbytes].view(t.dtype.np)[t.layout.offsets()[outside]] = value
 
     def _load_nd_dn(self, t: Tile, g: GlobalTensor) -> None:
         """ND -> ND and DN -> DN: one burst per row (ND) or column (DN) with the view's
@@ -191,10 +236,6 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         es, c0, vr = t.dtype.size, t.dtype.c0, t.valid[0]
         s0, s1, s2, s3, s4 = g.shape
         t0, t1, t2, t3, t4 = g.stride
-        if (s3, s4) != (16, c0) or (t2, t3, t4) != (16 * c0, c0, 1):
-            raise VerifyError(f"an NZ view needs s3 = 16, s4 = C0 = {c0} and packed strides "
-                              f"(t2, t3, t4) = ({16 * c0}, {c0}, 1); got shape {g.shape}, "
-                              f"stride {g.stride}", op="TLOAD")
         for i0 in range(s0):
             src = g.ptr + i0 * t0
             dst = t.ptr + i0 * s1 * t.rows * c0
@@ -234,6 +275,12 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it."""
         op = "TSTORE"
         _check_pair(op, t, g, same_size=t.tile_type != "Acc")
+        if g.layout in ("ND", "DN") or t.tile_type != "Acc":   # Acc NZ: FIXPIPE's own rules
+            _check_view_strides(op, g, t.dtype.c0)
+        if t.tile_type != "Acc" and t.fractal == 1024:
+            raise VerifyError(f"a TSTORE moves 512 B (16 x C0) fractals; a {t.name} tile with "
+                              f"1024 B fractals has no GM layout (move it with TMOV first)",
+                              op=op, operand="tile")
         with _lowered(op):
             if t.tile_type == "Acc":
                 self._store_acc(g, t, pre_quant, pre_relu, atomic)
@@ -476,7 +523,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def TFILLPAD(self, dst: Tile, src: Tile, *, mode: str = "plain") -> None:
         """Vec ND: copy src's valid rows and fill the rest of dst's valid region with dst's
         pad value; Mat NZ (dst is src): zero rows below the valid region and column blocks
-        past it. Lanes of the last partial 32 B block keep their data unless the pads differ.
+        past it. On a2a3 lanes of the last partial 32 B block keep their data unless the
+        pads differ; a5 pads from src's valid column.
         ``mode``: "plain" (same shapes), "expand" (dst at least as large), "inplace"."""
         op = "TFILLPAD"
         if mode not in ("plain", "expand", "inplace"):
@@ -508,7 +556,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         lanes = align(svc, dst.dtype.c0)
         data = self._matrix(src)[:svr].copy()
         whole[:svr, :src.cols] = data
-        first = svc if dst.pad != src.pad else lanes
+        # a5 pads from src's valid column; a2a3 leaves the last 32 B block's tail (TLOAD's
+        # pad lanes) alone when both tiles carry the same pad value
+        first = svc if self.target.fillpad_from_valid_col or dst.pad != src.pad else lanes
         whole[:svr, first:] = fill[0]
         whole[svr:max(dvr, svr)] = fill[0]
 
@@ -554,6 +604,29 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             else:
                 assert bias is not None
                 self.mad_bias(left.ptr, right.ptr, acc.ptr, bias.ptr, m, n, k, **flags)
+
+
+def _check_view_strides(op: str, g: GlobalTensor, c0: int) -> None:
+    """Strides a DMA can follow. An ND row (DN column) moves as one contiguous burst: the
+    DMA has no element stride, so the innermost stride must be 1 (pto-isa's NPU TLOAD /
+    TSTORE never read it). An NZ view's column block must be its rows of C0 contiguous
+    elements: s4 = C0 with unit stride, and the two row dims (s2, s3) packed, which holds
+    for pto-isa's [1, C1, R/16, 16, C0] and PTOAS's [C1, 1, R, 1, C0] spelling alike."""
+    s0, s1, s2, s3, s4 = g.shape
+    t0, t1, t2, t3, t4 = g.stride
+    if g.layout == "ND" and s4 > 1 and t4 != 1:
+        raise VerifyError(f"an ND view's innermost stride t4 must be 1 (each row moves as one "
+                          f"contiguous burst; the DMA has no element stride), got stride "
+                          f"{g.stride} for shape {g.shape}", op=op, operand="global_tensor")
+    if g.layout == "DN" and s3 > 1 and t3 != 1:
+        raise VerifyError(f"a DN view's innermost stride t3 must be 1 (each column moves as "
+                          f"one contiguous burst; the DMA has no element stride), got stride "
+                          f"{g.stride} for shape {g.shape}", op=op, operand="global_tensor")
+    if g.layout == "NZ" and (s4 != c0 or t4 != 1 or (s3 > 1 and t3 != c0)
+                             or (s2 > 1 and t2 != s3 * c0)):
+        raise VerifyError(f"an NZ view needs s4 = C0 = {c0} with stride 1 and packed rows "
+                          f"(t3 = {c0} when s3 > 1, t2 = s3 x {c0} when s2 > 1), got shape "
+                          f"{g.shape}, stride {g.stride}", op=op, operand="global_tensor")
 
 
 def _check_pair(op: str, t: object, g: object, same_size: bool = True) -> None:
