@@ -82,13 +82,17 @@ class Kernel:
 
     @classmethod
     def from_file(cls, path: "str | Path", entry: str | None = None) -> "Kernel":
-        raw = Path(path).read_bytes()
+        return cls.from_bytes(Path(path).read_bytes(), str(path), entry)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, path: str, entry: str | None = None) -> "Kernel":
+        """A kernel from the bytes of a `.pto` file (UTF-8), named ``path`` in diagnostics."""
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as err:
             raise PtoSyntaxError(f"the file is not UTF-8 text (byte {err.start})",
                                  loc=f"{path}:1:1") from None
-        return cls.from_text(text, str(path), entry)
+        return cls.from_text(text, path, entry)
 
     def target(self, override: str | None = None) -> str:
         return override or target_of(self.module) or "a5"
@@ -103,10 +107,12 @@ class Kernel:
 
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
             progress: Callable[[int, float], None] | None = None,
-            hazards: bool = True, trace: bool = False) -> RunResult:
+            hazards: bool = True, trace: bool = False,
+            max_ops: int | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run and, with ``hazards``, what the
-        pipe-hazard checker found."""
+        pipe-hazard checker found. ``max_ops`` bounds the ops run over all cores (an
+        ``OpBudgetError`` naming the loop still running; None or 0: no limit)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -137,7 +143,7 @@ class Kernel:
         observer = Observers(checker, timeline) if checker and timeline else checker or timeline
         start = time.perf_counter()
         ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
-                        progress=progress, observer=observer)
+                        progress=progress, observer=observer, max_ops=max_ops)
         seconds = time.perf_counter() - start
         findings = checker.finish() if checker is not None else []
         outs = {}

@@ -61,6 +61,7 @@ class Target:
     fb_unit: int = 64               # mte_l1_fb burst unit, bytes
     quant_modes: frozenset[str] = frozenset()   # FIXPIPE pre_quant modes with known math
     fixpipe_layouts: frozenset[str] = frozenset({"nz2nd", "nz2nz"})
+    max_blocks: int = 24            # AI cores (one AIC + two AIV each) of the largest part
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -85,6 +86,7 @@ A2A3 = Target(
     bt_unit=64,
     fb_unit=128,
     quant_modes=_QUANT_COMMON,
+    max_blocks=24,
 )
 
 A5 = Target(
@@ -98,6 +100,7 @@ A5 = Target(
     mad_types=_MAD_COMMON | _MAD_A5,
     quant_modes=_QUANT_COMMON | _QUANT_A5,
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),
+    max_blocks=36,
 )
 
 TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}

@@ -90,10 +90,11 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
                entry: str | None = None,
                locate: Callable[[Operation], str | None] = lambda op: None,
                progress: Callable[[int, float], None] | None = None,
-               observer: Any = None) -> Executor:
+               observer: Any = None, max_ops: int | None = None) -> Executor:
     """Launch the kernel on every core of ``machine``'s blocks; returns the executor
     (``ops_executed`` counts ops run). ``observer`` (e.g. a HazardChecker) sees every
-    buffer access, flag, barrier and semaphore."""
+    buffer access, flag, barrier and semaphore. ``max_ops`` (None or 0: no limit) stops the
+    run with an ``OpBudgetError`` once that many ops have run, over all cores."""
     func = kernel_function(module, entry)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
     sync = SyncService(machine.target.name, functions(module))
@@ -101,7 +102,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     machine.access_hook = observer.access if observer is not None else None
     try:
         return launch(machine, func, args, cores,
-                      lambda s: Executor(machine, locate, s, progress), sync)
+                      lambda s: Executor(machine, locate, s, progress, max_ops), sync)
     finally:
         machine.access_hook = None
 
