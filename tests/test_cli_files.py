@@ -406,8 +406,8 @@ def test_read_only_directory_is_a_usage_error(work, monkeypatch, capsys):
         assert main(argv) == 2
         assert one_line(capsys.readouterr().err) == (
             f"ptosim: cannot write {os.path.realpath(ro / 'a.bin')} (src): directory "
-            f"{os.path.realpath(ro)} is not writable (the result is written to a temporary file "
-            f"beside it, then renamed)")
+            f"{os.path.realpath(ro)} is not writable (results are written to a temporary file "
+            f"beside the destination, then renamed); --out-dir writes elsewhere")
         assert main(argv + ["--out-dir", str(tmp / "out")]) == 0     # the way out
     finally:
         os.chmod(ro, 0o755)

@@ -24,7 +24,7 @@ from .files import (GIB, MIB, Destination, FileUsageError, check_destination,
                     named_destination, parse_size, read_regular, write_all)
 from .targets import TARGETS, get_target
 
-DEFAULT_MAX_OPS = 10 ** 9               # ~ tens of minutes of interpretation
+DEFAULT_MAX_OPS = 10 ** 8       # ~10-20 min at the interpreter's 0.1-0.2 M scalar ops/s
 DEFAULT_MAX_KERNEL_SIZE = 16 * MIB
 DEFAULT_MAX_ARG_SIZE = 1 * GIB
 

@@ -149,8 +149,8 @@ def check_destination(dest: Destination, *, follow: bool, make_dirs: bool = Fals
         raise FileUsageError(f"cannot write {path} ({dest.label}): {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise FileUsageError(f"cannot write {path} ({dest.label}): directory {parent} is not "
-                             f"writable (the result is written to a temporary file beside "
-                             f"it, then renamed)")
+                             f"writable (results are written to a temporary file beside "
+                             f"the destination, then renamed); --out-dir writes elsewhere")
 
 
 def _new_file_mode() -> int:
