@@ -1,22 +1,32 @@
 """The ``ptosim`` command line: run and check `.pto` kernels, run the demo.
 
-Exit codes: 0 success, 1 a kernel, verification or runtime error (diagnostic on stderr),
-2 a usage error (bad or missing --arg, unreadable file, wrong file size ...).
+Exit codes: 0 success, 1 a kernel, verification or runtime error or a failed write-back
+(diagnostic on stderr), 2 a usage error (bad or missing --arg, unreadable file, wrong file
+size, unwritable destination ...), 128 + N when signal N (SIGINT, SIGTERM) stops the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from . import __version__
 from .errors import PtoError
-from .targets import TARGETS
+from .files import (GIB, MIB, Destination, FileUsageError, check_destination,
+                    named_destination, parse_size, read_regular, write_all)
+from .targets import TARGETS, get_target
+
+DEFAULT_MAX_OPS = 10 ** 8       # ~10-20 min at the interpreter's 0.1-0.2 M scalar ops/s
+DEFAULT_MAX_KERNEL_SIZE = 16 * MIB
+DEFAULT_MAX_ARG_SIZE = 1 * GIB
 
 
 def _demo(_: argparse.Namespace) -> int:
@@ -28,12 +38,10 @@ def _load(args: argparse.Namespace) -> Any:
     from .interp import EntryError
     from .kernel import Kernel, UsageError
     path = Path(args.kernel)
+    limit = getattr(args, "max_kernel_size", DEFAULT_MAX_KERNEL_SIZE)
+    raw, _ = read_regular(path, limit or None, limit_flag="--max-kernel-size")
     try:
-        path.read_bytes()
-    except OSError as err:
-        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
-    try:
-        return Kernel.from_file(path, getattr(args, "entry", None))
+        return Kernel.from_bytes(raw, str(path), getattr(args, "entry", None))
     except EntryError as err:
         raise UsageError(err.detail) from None
 
@@ -57,11 +65,13 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bind(kernel: Any, specs: list[str]) -> tuple[dict[str, Any], dict[str, Path]]:
+def _bind(kernel: Any, specs: list[str], max_arg_size: int | None = DEFAULT_MAX_ARG_SIZE
+          ) -> tuple[dict[str, Any], dict[str, Path]]:
     """``--arg NAME=FILE|VALUE`` -> values by parameter name, and the file of each GM arg."""
     from .kernel import UsageError
     values: dict[str, Any] = {}
     files: dict[str, Path] = {}
+    owners: dict[tuple[int, int], str] = {}     # (device, inode) -> parameter
     for spec in specs:
         key, sep, text = spec.partition("=")
         if not sep or not key:
@@ -73,11 +83,9 @@ def _bind(kernel: Any, specs: list[str]) -> tuple[dict[str, Any], dict[str, Path
             from .dtypes import dtype as _dtype
             dt = _dtype(p.element())
             path = Path(text)
-            try:
-                raw = path.read_bytes()
-            except OSError as err:
-                raise UsageError(f"cannot read {path} for {p.name}: {err.strerror or err}") \
-                    from None
+            raw, ident = read_regular(path, max_arg_size, what=f" for {p.name}",
+                                      limit_flag="--max-arg-size")
+            _check_arg_file(p, path, len(raw), ident, owners)
             if len(raw) % dt.size:
                 raise UsageError(f"{path} has {len(raw)} bytes, not a whole number of "
                                  f"{dt.name} elements ({dt.size} B) for {p.name}")
@@ -90,66 +98,207 @@ def _bind(kernel: Any, specs: list[str]) -> tuple[dict[str, Any], dict[str, Path
 
 def _run(args: argparse.Namespace) -> int:
     from .interp.diagnostics import WarningLog
+    from .kernel import UsageError
     kernel = _load(args)
-    values, files = _bind(kernel, args.arg or [])
-    progress = _Progress(sys.stderr)
+    target = get_target(kernel.target(args.target))
+    if args.block_dim > target.max_blocks and not args.force_block_dim:
+        raise UsageError(f"--block-dim {args.block_dim} exceeds the {target.max_blocks} blocks "
+                         f"(AI cores) of {target.name}; --force-block-dim runs it anyway")
+    values, files = _bind(kernel, args.arg or [], args.max_arg_size or None)
+    dests = _destinations(kernel, args, files)      # refused here, before the run
+    progress = _Progress(sys.stderr, args.progress_every)
     log = WarningLog(kernel.locate)
     try:
         result = kernel.run(values, target=args.target, block_dim=args.block_dim,
                             progress=progress.update, hazards=not args.no_hazards,
-                            trace=args.trace is not None, warnings=log)
+                            trace=args.trace is not None, warnings=log,
+                            max_ops=args.max_ops or None)
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
             print(diag.render(), file=sys.stderr)
-    if args.trace is not None:
-        result.timeline.write(args.trace)
     severity = "error" if args.hazards == "error" else "warning"
     for finding in result.findings:
         print(finding.render(severity), file=sys.stderr)
-    out_dir = Path(args.out_dir) if args.out_dir else None
-    written = []
-    for name, data in result.outputs.items():
-        dest = (out_dir / f"{name}.bin") if out_dir else files[name]
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        data.tofile(dest)
-        written.append(str(dest))
     checked = "hazards not checked" if args.no_hazards else \
         f"{len(result.findings)} hazard finding(s)"
+    head = (f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
+            f"{result.ops} ops in {result.seconds:.3f} s, {checked}; ")
+    if args.hazards == "error" and result.findings:
+        print(f"{head}wrote nothing (--hazards=error)")
+        return 1
+    items: list[tuple[Destination, Any]] = [
+        (dests[name], np.ascontiguousarray(data).view(np.uint8).reshape(-1))
+        for name, data in result.outputs.items()]
+    if args.trace is not None:
+        import json
+        items.append((dests["--trace"], json.dumps(result.timeline.trace(), indent=1)
+                      .encode("utf-8")))
+    write_all(items, before_rename=_pause_before_rename, renaming=_SIGNALS.deferred)
+    written = [str(d.path if args.out_dir else files[d.label]) for d, _ in items
+               if d.label != "--trace"]
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
-    print(f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
-          f"{result.ops} ops in {result.seconds:.3f} s, {checked}; "
-          f"wrote {', '.join(written) or 'nothing'}{traced}")
-    return 1 if args.hazards == "error" and result.findings else 0
+    print(f"{head}wrote {', '.join(written) or 'nothing'}{traced}")
+    return 0
+
+
+def _check_arg_file(p: Any, path: Path, size: int, ident: tuple[int, int],
+                    owners: dict[tuple[int, int], str]) -> None:
+    """One file per GM parameter (by device and inode, so links and ``./x`` spellings count),
+    and at least the bytes a statically shaped memref parameter describes."""
+    from .kernel import UsageError
+    if ident in owners:
+        raise UsageError(f"{path} is bound to both {owners[ident]} and {p.name}; each GM "
+                         f"parameter needs its own file (one would overwrite the other's "
+                         f"result on write-back)")
+    owners[ident] = p.name
+    need = _static_bytes(p.type)
+    if need is not None and size < need:
+        raise UsageError(f"{path} has {size:,} bytes but {p.name} ({p.type}) needs {need:,}")
+
+
+def _static_bytes(t: Any) -> int | None:
+    """Bytes of a memref parameter with a fully static shape, else None."""
+    from xdsl.dialects.builtin import MemRefType
+    if not isinstance(t, MemRefType):
+        return None
+    shape = t.get_shape()
+    if any(d < 0 for d in shape):
+        return None
+    from .dtypes import dtype as _dtype
+    from .frontend import ptr_info
+    n = 1
+    for d in shape:
+        n *= d
+    return n * _dtype(ptr_info(t)[0]).size
+
+
+def _destinations(kernel: Any, args: argparse.Namespace, files: dict[str, Path]
+                  ) -> dict[str, Destination]:
+    """Where each GM parameter (and the trace) will be written, checked before the run: the
+    file the user named (links followed), or ``DIR/<name>.bin`` (links refused)."""
+    from .kernel import UsageError
+    dests: dict[str, Destination] = {}
+    out_dir = Path(args.out_dir) if args.out_dir else None
+    if out_dir is not None and os.path.lexists(out_dir) and not out_dir.is_dir():
+        raise UsageError(f"--out-dir {out_dir} exists and is not a directory")
+    for p in kernel.params:
+        if not p.is_pointer or p.name not in files:
+            continue
+        if out_dir is not None:
+            dests[p.name] = Destination(p.name, out_dir / f"{p.name}.bin")
+            check_destination(dests[p.name], follow=False, make_dirs=True)
+        else:
+            dests[p.name] = named_destination(p.name, files[p.name])
+            check_destination(dests[p.name], follow=True)
+    if args.trace is not None:
+        trace = named_destination("--trace", Path(args.trace))
+        check_destination(trace, follow=True)
+        for d in dests.values():
+            if os.path.normcase(d.path.resolve()) == os.path.normcase(trace.path):
+                raise UsageError(f"--trace {args.trace} is also where {d.label} is written")
+        dests["--trace"] = trace
+    return dests
+
+
+def _pause_before_rename() -> None:
+    """Test hook: with PTOSIM_TEST_PAUSE_BEFORE_RENAME=FILE set, create FILE once every
+    temporary output is written and wait (up to 60 s) for a signal before renaming."""
+    marker = os.environ.get("PTOSIM_TEST_PAUSE_BEFORE_RENAME")
+    if marker:
+        Path(marker).touch()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived (a BaseException, so no ``except Exception`` swallows it)."""
+
+    def __init__(self, signum: int, after_write: bool = False) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.after_write = after_write
+
+
+class _SignalGuard:
+    """Turns SIGINT / SIGTERM into `Interrupted`, except while outputs are being renamed:
+    there the signal waits until every rename is done (a half-renamed set would be worse)."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.deferring = False
+        self.pending: int | None = None
+        self.saved: dict[int, Any] = {}
+
+    def _handle(self, signum: int, _frame: Any) -> None:
+        if self.deferring:
+            self.pending = self.pending or signum
+            return
+        raise Interrupted(signum)
+
+    def install(self) -> None:
+        try:
+            for sig in self.SIGNALS:
+                self.saved[sig] = signal.signal(sig, self._handle)
+        except ValueError:              # not the main thread: leave the defaults
+            self.saved.clear()
+
+    def restore(self) -> None:
+        for sig, old in self.saved.items():
+            signal.signal(sig, old)
+        self.saved.clear()
+        self.pending = None
+        self.deferring = False
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """From the first rename on, files have changed: a signal is only recorded (reported
+        when the command ends), never allowed to cut the renames short."""
+        self.deferring = True
+        yield
+
+
+_SIGNALS = _SignalGuard()
 
 
 class _Progress:
-    """A one-line progress report on stderr for runs longer than a second (TTY only)."""
+    """Progress of long runs on stderr: on a terminal a live line after the first second;
+    otherwise one line every ``every`` seconds (0: none), so short runs print nothing."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, every: float = 10.0) -> None:
         self.stream = stream
-        self.start = time.perf_counter()
+        self.every = every
+        self.next = every
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.shown = False
 
     def update(self, ops: int, seconds: float) -> None:
-        if seconds > 1 and getattr(self.stream, "isatty", lambda: False)():
-            self.stream.write(f"\rptosim: {ops} ops, {seconds:.1f} s")
+        if self.tty:
+            if seconds > 1:
+                self.stream.write(f"\rptosim: {ops:,} ops, {seconds:.1f} s")
+                self.stream.flush()
+                self.shown = True
+        elif self.every > 0 and seconds >= self.next:
+            self.stream.write(f"ptosim: {ops:,} ops, {seconds:.1f} s\n")
             self.stream.flush()
-            self.shown = True
+            self.next = seconds + self.every
 
     def done(self) -> None:
         if self.shown:
             self.stream.write("\n")
+            self.shown = False
 
 
 def _trace(args: argparse.Namespace) -> int:
     from .kernel import UsageError
     from .timeline_plot import render_trace
+    raw, _ = read_regular(Path(args.trace_file), DEFAULT_MAX_ARG_SIZE, what=" (trace)")
     try:
-        with open(args.trace_file, encoding="utf-8") as f:
-            import json
-            data = json.load(f)
-    except (OSError, ValueError) as err:
+        import json
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as err:
         raise UsageError(f"cannot read trace {args.trace_file}: {err}") from None
     render_trace(data, args.output)
     print(f"wrote {args.output}")
@@ -207,6 +356,28 @@ def _layout(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _kernel_size_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--max-kernel-size", type=_size, default=DEFAULT_MAX_KERNEL_SIZE,
+                     metavar="BYTES", help="largest KERNEL.pto read (default 16M; 0: no limit)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptosim", description="Functional simulator and verifier for the PTO ISA.")
@@ -231,6 +402,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help="do not run the pipe-hazard checker")
     run.add_argument("--trace", metavar="OUT.json",
                      help="write a Chrome/Perfetto trace: one track per core x pipe")
+    run.add_argument("--max-ops", type=_count, default=DEFAULT_MAX_OPS, metavar="N",
+                     help=f"stop after N ops over all cores (default {DEFAULT_MAX_OPS:,}; "
+                          f"0: no limit)")
+    run.add_argument("--force-block-dim", action="store_true",
+                     help="allow --block-dim above the target's AI-core count")
+    run.add_argument("--max-arg-size", type=_size, default=DEFAULT_MAX_ARG_SIZE,
+                     metavar="BYTES", help="largest --arg file read (default 1G; 0: no limit)")
+    run.add_argument("--progress-every", type=float, default=10.0, metavar="SECONDS",
+                     help="off a terminal, report progress every SECONDS (default 10; 0: "
+                          "never)")
+    _kernel_size_option(run)
     run.set_defaults(func=_run)
     trace = sub.add_parser("trace", help="render a trace written by run --trace as a picture")
     trace.add_argument("trace_file", metavar="TRACE.json")
@@ -241,6 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("kernel", metavar="KERNEL.pto")
     check.add_argument("--entry", metavar="FUNC")
     check.add_argument("--target", choices=sorted(TARGETS))
+    _kernel_size_option(check)
     check.set_defaults(func=_check)
     from .layout_plot import TILE_TYPES
     lay = sub.add_parser("layout", help="draw a tile or GlobalTensor layout: which logical "
@@ -283,9 +466,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from .kernel import UsageError
     from .plotting import MissingDependencyError
+    _SIGNALS.install()
     try:
-        return int(args.func(args))
-    except (UsageError, MissingDependencyError) as err:
+        code = int(args.func(args))
+        if _SIGNALS.pending is not None:
+            raise Interrupted(_SIGNALS.pending, after_write=True)
+        return code
+    except (UsageError, FileUsageError, MissingDependencyError) as err:
         print(f"ptosim: {err}", file=sys.stderr)
         return 2
     except PtoError as err:
@@ -295,7 +482,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{getattr(args, 'kernel', '?')}: error: the kernel nests too deeply to run",
               file=sys.stderr)
         return 1
-
+    except (Interrupted, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, Interrupted) else int(signal.SIGINT)
+        name = signal.Signals(signum).name
+        if isinstance(exc, Interrupted) and exc.after_write:
+            print(f"ptosim: {name} arrived after the outputs were committed; every output "
+                  f"was written", file=sys.stderr)
+        else:
+            print(f"ptosim: interrupted by {name}; no file was changed", file=sys.stderr)
+        return 128 + signum
+    except OSError as err:              # a file problem no check above foresaw
+        where = f" {err.filename}" if err.filename else ""
+        print(f"ptosim: cannot use{where}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    finally:
+        _SIGNALS.restore()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -84,13 +84,17 @@ class Kernel:
 
     @classmethod
     def from_file(cls, path: "str | Path", entry: str | None = None) -> "Kernel":
-        raw = Path(path).read_bytes()
+        return cls.from_bytes(Path(path).read_bytes(), str(path), entry)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, path: str, entry: str | None = None) -> "Kernel":
+        """A kernel from the bytes of a `.pto` file (UTF-8), named ``path`` in diagnostics."""
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as err:
             raise PtoSyntaxError(f"the file is not UTF-8 text (byte {err.start})",
                                  loc=f"{path}:1:1") from None
-        return cls.from_text(text, str(path), entry)
+        return cls.from_text(text, path, entry)
 
     def target(self, override: str | None = None) -> str:
         return override or target_of(self.module) or "a5"
@@ -106,11 +110,12 @@ class Kernel:
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
             progress: Callable[[int, float], None] | None = None,
             hazards: bool = True, trace: bool = False,
-            warnings: WarningLog | None = None) -> RunResult:
+            warnings: WarningLog | None = None, max_ops: int | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
-        see the warnings of a run that fails."""
+        see the warnings of a run that fails. ``max_ops`` bounds the ops run over all cores
+        (an ``OpBudgetError`` naming the loop still running; None or 0: no limit)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -142,7 +147,8 @@ class Kernel:
         log = warnings if warnings is not None else WarningLog(self.locate)
         start = time.perf_counter()
         ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
-                        progress=progress, observer=observer, warnings=log)
+                        progress=progress, observer=observer, warnings=log,
+                        max_ops=max_ops)
         seconds = time.perf_counter() - start
         findings = checker.finish() if checker is not None else []
         outs = {}

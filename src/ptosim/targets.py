@@ -65,6 +65,7 @@ class Target:
     tload_b64_pads: frozenset[str] = frozenset({"Null", "Zero", "Max", "Min"})  # 64-bit tiles
     fillpad_from_valid_col: bool = False   # Vec TFILLPAD pads from src's valid column (else
                                            # from its 32 B block end when the pads agree)
+    max_blocks: int = 24            # AI cores (one AIC + two AIV each) of the largest part
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -90,6 +91,7 @@ A2A3 = Target(
     fb_unit=128,
     quant_modes=_QUANT_COMMON,
     tload_max_rows=4095,
+    max_blocks=24,
 )
 
 A5 = Target(
@@ -105,6 +107,7 @@ A5 = Target(
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),
     tload_b64_pads=frozenset({"Null", "Zero"}),
     fillpad_from_valid_col=True,
+    max_blocks=36,
 )
 
 TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}

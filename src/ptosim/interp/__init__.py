@@ -91,17 +91,20 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
                entry: str | None = None,
                locate: Callable[[Operation], str | None] = lambda op: None,
                progress: Callable[[int, float], None] | None = None,
-               observer: Any = None, warnings: WarningLog | None = None) -> Executor:
+               observer: Any = None, warnings: WarningLog | None = None,
+               max_ops: int | None = None) -> Executor:
     """Launch the kernel on every core of ``machine``'s blocks; returns the executor
     (``ops_executed`` counts ops run). ``observer`` (e.g. a HazardChecker) sees every
     buffer access, flag, barrier and semaphore; ``warnings`` collects the ops' warnings
-    as located diagnostics (without it they are Python PtoWarnings)."""
+    as located diagnostics (without it they are Python PtoWarnings). ``max_ops`` (None or
+    0: no limit) stops the run with an ``OpBudgetError`` once that many ops have run, over
+    all cores."""
     func = kernel_function(module, entry)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
     sync = SyncService(machine.target.name, functions(module))
     sync.observer = observer
     machine.access_hook = observer.access if observer is not None else None
-    executor = Executor(machine, locate, sync, progress)
+    executor = Executor(machine, locate, sync, progress, max_ops)
     executor.warnings = warnings
     try:
         if warnings is None:

@@ -69,6 +69,29 @@ class KernelError(PtoError):
     """A runtime failure inside a kernel that is not an op's own rule (e.g. divide by 0)."""
 
 
+class OpBudgetError(KernelError):
+    """The run executed more ops than its budget (``max_ops``; the CLI's ``--max-ops``).
+
+    Raised where the budget runs out; the innermost ``scf.for`` still running takes it over
+    (``op`` "scf.for", its iteration, and its location), so the message names the loop."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.in_loop = False
+        self._spent = (f"the budget of {limit:,} ops (max_ops, --max-ops) is spent; raise "
+                       f"it, or pass --max-ops 0 for no limit")
+        super().__init__(self._spent)
+
+    def in_for(self, i: int, lb: int, ub: int, step: int) -> None:
+        """Name the innermost loop that was still running (called once, by ``_scf_for``)."""
+        self.in_loop = True
+        self.op = "scf.for"
+        self.loc = None                 # re-located at the loop by the enclosing run_block
+        self.detail = (f"still running at iteration {i} of [{lb}, {ub}) step {step} when "
+                       f"{self._spent}")
+        self.args = (self._render(),)
+
+
 def _int_width(t: object) -> int:
     if isinstance(t, IndexType):
         return 64
@@ -185,12 +208,16 @@ class Executor:
     """Executes functions of a parsed module for one core at a time (see module doc)."""
 
     def __init__(self, machine: MachineState, locate: Callable[[Operation], str | None],
-                 sync: "Any", progress: Callable[[int, float], None] | None = None) -> None:
+                 sync: "Any", progress: Callable[[int, float], None] | None = None,
+                 max_ops: int | None = None) -> None:
         self.m = machine
         self.locate = locate
         self.sync = sync            # the scheduler's semaphore service
         self.ops_executed = 0
         self.progress = progress    # called every 4096 ops with (ops, seconds)
+        self.max_ops = max_ops or None      # None or 0: no budget
+        # one comparison per op: the next op count at which progress or the budget is due
+        self._next_check = min(4096, self.max_ops + 1 if self.max_ops else 4096)
         self.started = time.perf_counter()
         self.observer: Any = None   # a HazardChecker (or anything with its event methods)
         self.warnings: Any = None   # a WarningLog told which op runs, when one collects
@@ -210,9 +237,9 @@ class Executor:
         for op in block.ops:
             name = op.name
             self.ops_executed += 1
-            if not self.ops_executed & 0xFFF and self.progress is not None:
-                self.progress(self.ops_executed, time.perf_counter() - self.started)
             try:
+                if self.ops_executed >= self._next_check:
+                    self._tick()        # may raise OpBudgetError, located at this op
                 if name == "scf.yield" or name == "func.return":
                     return [env[v] for v in op.operands]
                 handler = _SIMPLE.get(name)
@@ -240,6 +267,16 @@ class Executor:
                 for res, value in zip(op.results, out):
                     env[res] = value
         return []
+
+    def _tick(self) -> None:
+        """Every 4096 ops: report progress; at ``max_ops + 1`` ops: stop the run."""
+        n = self.ops_executed
+        if self.max_ops is not None and n > self.max_ops:
+            raise OpBudgetError(self.max_ops)
+        if not n & 0xFFF and self.progress is not None:
+            self.progress(n, time.perf_counter() - self.started)
+        nxt = (n | 0xFFF) + 1
+        self._next_check = min(nxt, self.max_ops + 1) if self.max_ops is not None else nxt
 
     def run_region(self, state: CoreState, region: Region, args: Iterable[Any] = ()
                    ) -> Generator[Wait, None, list[Any]]:
@@ -530,9 +567,14 @@ def _scf_for(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None
         raise KernelError(f"scf.for: step must be positive, got {step}")
     carried = list(inits)
     i = lb
-    while i < ub:
-        carried = yield from ex.run_region(st, op.regions[0], [i, *carried])
-        i += step
+    try:
+        while i < ub:
+            carried = yield from ex.run_region(st, op.regions[0], [i, *carried])
+            i += step
+    except OpBudgetError as err:
+        if not err.in_loop:             # the innermost loop names itself; run_block locates it
+            err.in_for(i, lb, ub, step)
+        raise
     return carried
 
 

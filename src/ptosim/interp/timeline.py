@@ -177,8 +177,9 @@ class Timeline:
                               "end_us": end / 1000}}
 
     def write(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(self.trace(), f, indent=1)
+        """Write the trace JSON to ``path`` atomically (a temporary file, then a rename)."""
+        from ..files import write_atomic
+        write_atomic(path, json.dumps(self.trace(), indent=1).encode("utf-8"))
 
 
 class Observers:
