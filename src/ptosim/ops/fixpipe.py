@@ -452,8 +452,8 @@ def _convert(plan: _Plan, acc: np.ndarray, params: dict[str, np.ndarray], acc_t:
         v = acc.astype(np.float32)
         if "scale" in params:
             v = v * params["scale"][None, :]
-        if plan.relu == "normal_relu":
-            v = np.where(v >= 0, v, np.float32(0) * v)
+        if plan.relu == "normal_relu":     # x > 0 ? x : +0 (so -0, -inf and NaN give +0)
+            v = np.where(v > 0, v, np.float32(0))
         elif plan.relu in ("scalar_relu", "vector_relu"):
             v = np.where(v >= 0, v, params["alpha"][None, :] * v)
         if plan.clip is not None:
