@@ -61,6 +61,9 @@ class Target:
     fb_unit: int = 64               # mte_l1_fb burst unit, bytes
     quant_modes: frozenset[str] = frozenset()   # FIXPIPE pre_quant modes with known math
     fixpipe_layouts: frozenset[str] = frozenset({"nz2nd", "nz2nz"})
+    # How TMATMUL keeps a one-row Left tile off mad's GEMV path: "disable_gemv" (the a5
+    # library sets the clause) or "m16" (the a2a3 library issues m = 16 instead).
+    matmul_no_gemv: str = "disable_gemv"
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -85,6 +88,7 @@ A2A3 = Target(
     bt_unit=64,
     fb_unit=128,
     quant_modes=_QUANT_COMMON,
+    matmul_no_gemv="m16",
 )
 
 A5 = Target(

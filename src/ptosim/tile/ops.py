@@ -545,7 +545,13 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     def _tmatmul(self, op: str, acc: Tile, left: Tile, right: Tile, bias: Tile | None) -> None:
         m, n, k = matmul_shape(op, acc, left, right, bias)
-        flags = {"disable_gemv": True} if self.target.name == "a5" else {}
+        # The library never lets a one-row Left take the GEMV path (which would read the
+        # fractal tile as a contiguous row): a5 sets disable_gemv, a2a3 issues m = 16.
+        flags: dict = {}
+        if self.target.matmul_no_gemv == "disable_gemv":
+            flags["disable_gemv"] = True
+        elif m == 1:
+            m = 16
         with _lowered(op):
             if op == "TMATMUL":
                 self.mad(left.ptr, right.ptr, acc.ptr, m, n, k, **flags)
