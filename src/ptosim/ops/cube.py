@@ -90,8 +90,9 @@ class CubeMoveOps(MachineState):
         s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
         if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
             t = max(16, dt.c0)
-            _warn_b8_transpose(op, "m", m, t)
             dst_lay = tile_layout(self.target.l0a_layout, align(m, t), align(k, t), dt)
+            _warn_b8_transpose(op, "m", m, t, dst_lay,
+                               l0a_layout(self.target.l0a_layout, m, k, dt), (m, k))
         else:
             dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
         self._stage(op, s, d, dt, dst_lay, transpose)
@@ -104,8 +105,8 @@ class CubeMoveOps(MachineState):
         s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
         if transpose:
             t = max(16, dt.c0)
-            _warn_b8_transpose(op, "n", n, t)
             dst_lay = tile_layout("ZN", align(k, t), align(n, t), dt)
+            _warn_b8_transpose(op, "n", n, t, dst_lay, l0b_layout(k, n, dt), (k, n))
         else:
             dst_lay = l0b_layout(k, n, dt)
         # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1 NZ
@@ -185,8 +186,23 @@ class CubeMoveOps(MachineState):
         return s, d, (n, (length + sg) * unit, (length + dg) * unit), length * unit
 
 
-def _warn_b8_transpose(op: str, name: str, extent: int, block: int) -> None:
-    if block == 32 and align(extent, 32) != align(extent, 16):
-        warnings.warn(f"{op}: a transposed 1-byte load pads {name} = {extent} to "
-                      f"{align(extent, 32)} rows per block while mad reads {align(extent, 16)}; "
-                      f"the operand fractals will not line up", PtoWarning, stacklevel=3)
+def _warn_b8_transpose(op: str, name: str, extent: int, block: int, written: Layout,
+                       read: Layout, shape: tuple[int, int]) -> None:
+    """Warn when a transposed 1-byte load places an operand element where mad does not
+    look for it. The 32-row transpose blocks pad ``extent`` to 32 while mad steps by
+    align16; that only moves elements when the padded extent is the stride between K
+    blocks (NZ L0A, ZN L0B) and more than one K block exists."""
+    if block != 32 or align(extent, 32) == align(extent, 16):
+        return
+    if _fractals_agree(written, read, shape):
+        return
+    warnings.warn(f"{op}: a transposed 1-byte load pads {name} = {extent} to "
+                  f"{align(extent, 32)} rows per block while mad reads {align(extent, 16)}; "
+                  f"with more than one 32-element K block the operand fractals will not "
+                  f"line up", PtoWarning, stacklevel=3)
+
+
+@lru_cache(maxsize=256)
+def _fractals_agree(written: Layout, read: Layout, shape: tuple[int, int]) -> bool:
+    """True when every element of the logical ``shape`` has one offset in both layouts."""
+    return bool(np.array_equal(written.offsets(*shape), read.offsets(*shape)))
