@@ -196,10 +196,12 @@ def test_tf32_modes(mode):
         assert _tf32_reference(a, mode)[0, 0] == 1.0 and _tf32_reference(a, mode)[0, 1] == 1 + 2**-9
 
 
-@pytest.mark.parametrize("sat, want", [(None, np.finfo(np.float32).max), ("sat", np.finfo(np.float32).max),
-                                       ("nosat", np.inf)])
-def test_sat_modes_on_overflow(sat, want):
-    m = ptosim.Machine(poison=0)
+@pytest.mark.parametrize("ctrl, sat, want", [
+    (None, None, np.inf),                          # the entry CTRL: bit 48 set, nosat
+    (0, None, np.finfo(np.float32).max),           # CTRL bit 48 clear: no clause is sat
+    (None, "sat", np.finfo(np.float32).max), (0, "nosat", np.inf)])
+def test_sat_modes_on_overflow(ctrl, sat, want):
+    m = ptosim.Machine(poison=0, ctrl=ctrl)
     l0a, l0b, l0c = m.ptr("l0a", "f32", 0), m.ptr("l0b", "f32", 0), m.ptr("l0c", "f32", 0)
     m.write(l0a, np.full((16, 8), 1e30, np.float32))
     m.write(l0b, np.full((16, 8), 1e30, np.float32))
@@ -210,7 +212,7 @@ def test_sat_modes_on_overflow(sat, want):
 @pytest.mark.parametrize("sat", [None, "nosat"])
 def test_sat_treats_nan_and_inf_inputs(sat):
     """Saturating mode reads NaN inputs as 0 and +-inf as the input type's largest value."""
-    m = ptosim.Machine(poison=0)
+    m = ptosim.Machine(poison=0, ctrl=0)           # CTRL bit 48 clear: no clause means sat
     a = np.ones((16, 16), np.float16)
     a[0, 0], a[1, 0] = np.nan, np.inf
     l0a, l0b, l0c = m.ptr("l0a", "f16", 0), m.ptr("l0b", "f16", 0), m.ptr("l0c", "f32", 0)

@@ -254,10 +254,13 @@ def test_absent_sat_follows_ctrl(m):
     c = np.tile(SPECIAL, (16, 3))[:, :16]
     out = m.gm_empty(256, "f16")
     m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_quant=(1.0, "f32_f16"))
-    assert m.read(out, 6)[0] == 65504 and m.read(out, 6)[4] == 0      # reset CTRL: sat
-    m.ctrl |= 1 << 48
+    assert np.isinf(m.read(out, 6)[0]) and np.isnan(m.read(out, 6)[4])  # entry CTRL: nosat
+    m.ctrl = 0                                                           # bit 48 clear: sat
     m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_quant=(1.0, "f32_f16"))
-    assert np.isinf(m.read(out, 6)[0]) and np.isnan(m.read(out, 6)[4])
+    assert m.read(out, 6)[0] == 65504 and m.read(out, 6)[4] == 0
+    m.ctrl = 1 << 50                                                     # bit 50: keep NaN
+    m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_quant=(1.0, "f32_f16"))
+    assert m.read(out, 6)[0] == 65504 and np.isnan(m.read(out, 6)[4])
 
 
 # --- relu and clip -------------------------------------------------------------------------------

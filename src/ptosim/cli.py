@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = _Progress(sys.stderr)
     result = kernel.run(values, target=args.target, block_dim=args.block_dim,
                         progress=progress.update, hazards=not args.no_hazards,
-                        trace=args.trace is not None)
+                        trace=args.trace is not None, ctrl=args.ctrl)
     progress.done()
     if args.trace is not None:
         result.timeline.write(args.trace)
@@ -197,6 +197,17 @@ def _layout(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ctrl_value(text: str) -> int:
+    """A CTRL value for --ctrl: decimal or 0x / 0b / 0o, in [0, 2**64)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"{text} is outside the 64-bit CTRL register")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptosim", description="Functional simulator and verifier for the PTO ISA.")
@@ -221,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="do not run the pipe-hazard checker")
     run.add_argument("--trace", metavar="OUT.json",
                      help="write a Chrome/Perfetto trace: one track per core x pipe")
+    run.add_argument("--ctrl", type=_ctrl_value, metavar="VALUE",
+                     help="every core's CTRL register at entry, e.g. 0 for the saturating "
+                          "mode (default 0x1000000000000: bit 48, non-saturating)")
     run.set_defaults(func=_run)
     trace = sub.add_parser("trace", help="render a trace written by run --trace as a picture")
     trace.add_argument("trace_file", metavar="TRACE.json")

@@ -103,10 +103,11 @@ class Kernel:
 
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
             progress: Callable[[int, float], None] | None = None,
-            hazards: bool = True, trace: bool = False) -> RunResult:
+            hazards: bool = True, trace: bool = False, ctrl: int | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run and, with ``hazards``, what the
-        pipe-hazard checker found."""
+        pipe-hazard checker found. ``ctrl``: every core's CTRL register at entry (default
+        `machine.ENTRY_CTRL`, the non-saturating mode)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -118,7 +119,7 @@ class Kernel:
             raise UsageError(f"missing value for parameter(s) {', '.join(missing)} of "
                              f"@{self.entry}")
         tgt = self.target(target)
-        m = Machine(target=tgt, block_dim=block_dim)
+        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl)
         values, gm_params = [], []
         for p in self.params:
             v = bound[p.index]

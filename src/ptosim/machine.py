@@ -21,6 +21,10 @@ from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get
 GM_BASE = 0x1000_0000   # first GM allocation address (never 0, so null pointers stand out)
 GM_ALIGN = 512          # allocation alignment in GM
 GM_GUARD = 512          # unmapped bytes between allocations: overruns fault instead of aliasing
+# CTRL at kernel entry: bit 48 set = the non-saturating (INF/NaN) mode, which is where
+# kernels start on the NPU (docs/semantics.md, "CTRL at kernel entry").
+CTRL_NOSAT = 1 << 48
+ENTRY_CTRL = CTRL_NOSAT
 
 
 @dataclass(frozen=True)
@@ -81,13 +85,15 @@ class MachineState:
     """Buffers and pointers of a simulated NPU; see `ptosim.Machine` for the ops."""
 
     def __init__(self, target: "str | Target" = "a5", *, block_dim: int = 1,
-                 poison: int | None = None) -> None:
+                 poison: int | None = None, ctrl: int | None = None) -> None:
         self.target: Target = get_target(target)
         if not isinstance(block_dim, int) or block_dim < 1:
             raise PtoError(f"block_dim must be a positive integer, got {block_dim!r}")
         fill = 0 if poison is None else int(poison) & 0xFF
         self._fill = fill
-        self.ctrl = 0   # CTRL register: bit 48 = nosat, bit 50 = sat preserves NaN (reset 0)
+        # CTRL register: bit 48 = nosat, bit 50 = sat keeps NaN. A kernel's cores start
+        # from this value; the default is the NPU's entry state, ENTRY_CTRL (nosat).
+        self.ctrl = check_ctrl(ENTRY_CTRL if ctrl is None else ctrl)
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:
@@ -219,6 +225,15 @@ class MachineState:
         arr = _as_carrier(np.asarray(array), ptr.dtype).reshape(-1)
         data, start = self.region(ptr, arr.nbytes, op="write")
         data[start:start + arr.nbytes] = arr.view(np.uint8)
+
+
+def check_ctrl(value: object) -> int:
+    """A CTRL register value: an integer in [0, 2**64)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 0 <= int(value) < 1 << 64:
+        raise PtoError(f"ctrl must be an integer in [0, 2**64) (the 64-bit CTRL register), "
+                       f"got {value!r}")
+    return int(value)
 
 
 def _as_carrier(arr: np.ndarray, dt: DType) -> np.ndarray:

@@ -54,7 +54,7 @@ class Wait:
 @dataclass
 class CoreState:
     core: Core
-    ctrl: int = 0
+    ctrl: int = 0              # the launch passes the Machine's entry CTRL
     env: dict[SSAValue, Any] = field(default_factory=dict)
 
 
@@ -287,6 +287,7 @@ class Executor:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it
             self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
         pipe = tile_pipe(method, args) if self.observer is not None else None
+        self.m.ctrl = state.ctrl           # FIXPIPE / mad under a tile op read this core's CTRL
         self._invoke(state, op, method, args, kw, False, pipe)
 
 
