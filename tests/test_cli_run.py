@@ -45,6 +45,25 @@ def test_matmul_example_matches_numpy_in_place(mm_files, capsys):
     assert "ran @matmul_bias on a5 x 1 block(s)" in capsys.readouterr().out
 
 
+def test_ctrl_option_sets_the_entry_ctrl(mm_files, capsys):
+    """--ctrl 0 starts every core saturating: a NaN in A counts as 0 in mad; the default
+    entry (bit 48, INF/NaN mode) keeps it."""
+    files, shape, golden = mm_files
+    a = np.fromfile(files["a"], np.float16).reshape(shape[0], shape[2])
+    a[5, 7] = np.nan
+    a.tofile(files["a"])
+    assert main(["run", str(MATMUL), *mm_args(files, shape)]) == 0
+    assert np.isnan(np.fromfile(files["c"], np.float32).reshape(shape[:2])[5]).all()
+    assert main(["run", str(MATMUL), *mm_args(files, shape), "--ctrl", "0"]) == 0
+    got = np.fromfile(files["c"], np.float32).reshape(shape[:2])
+    b = np.fromfile(files["b"], np.float16).reshape(shape[2], shape[1]).astype(np.float64)
+    bias = np.fromfile(files["bias"], np.float32).astype(np.float64)
+    np.testing.assert_array_equal(got[5], np.nan_to_num(a[5].astype(np.float64)) @ b + bias)
+    capsys.readouterr()
+    assert main(["run", str(MATMUL), *mm_args(files, shape), "--ctrl", "nope"]) == 2
+    assert "--ctrl: not an integer: 'nope'" in capsys.readouterr().err
+
+
 def test_out_dir_keeps_inputs(mm_files, tmp_path):
     files, shape, golden = mm_files
     out = tmp_path / "out"

@@ -1,5 +1,7 @@
 """Cube path: mte_l1_l0a / mte_l1_l0b (fractal operand layouts, transpose) and the MAD family."""
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -194,10 +196,12 @@ def test_tf32_modes(mode):
         assert _tf32_reference(a, mode)[0, 0] == 1.0 and _tf32_reference(a, mode)[0, 1] == 1 + 2**-9
 
 
-@pytest.mark.parametrize("sat, want", [(None, np.finfo(np.float32).max), ("sat", np.finfo(np.float32).max),
-                                       ("nosat", np.inf)])
-def test_sat_modes_on_overflow(sat, want):
-    m = ptosim.Machine(poison=0)
+@pytest.mark.parametrize("ctrl, sat, want", [
+    (None, None, np.inf),                          # the entry CTRL: bit 48 set, nosat
+    (0, None, np.finfo(np.float32).max),           # CTRL bit 48 clear: no clause is sat
+    (None, "sat", np.finfo(np.float32).max), (0, "nosat", np.inf)])
+def test_sat_modes_on_overflow(ctrl, sat, want):
+    m = ptosim.Machine(poison=0, ctrl=ctrl)
     l0a, l0b, l0c = m.ptr("l0a", "f32", 0), m.ptr("l0b", "f32", 0), m.ptr("l0c", "f32", 0)
     m.write(l0a, np.full((16, 8), 1e30, np.float32))
     m.write(l0b, np.full((16, 8), 1e30, np.float32))
@@ -208,7 +212,7 @@ def test_sat_modes_on_overflow(sat, want):
 @pytest.mark.parametrize("sat", [None, "nosat"])
 def test_sat_treats_nan_and_inf_inputs(sat):
     """Saturating mode reads NaN inputs as 0 and +-inf as the input type's largest value."""
-    m = ptosim.Machine(poison=0)
+    m = ptosim.Machine(poison=0, ctrl=0)           # CTRL bit 48 clear: no clause means sat
     a = np.ones((16, 16), np.float16)
     a[0, 0], a[1, 0] = np.nan, np.inf
     l0a, l0b, l0c = m.ptr("l0a", "f16", 0), m.ptr("l0b", "f16", 0), m.ptr("l0c", "f32", 0)
@@ -326,6 +330,34 @@ def test_one_byte_transpose_padding_mismatch_warns(m):
     (n % 32 in 1..16): warned, since the operand fractals no longer line up."""
     with pytest.warns(ptosim.PtoWarning, match="pads n = 48 to 64 rows per block while mad reads 48"):
         m.mte_l1_l0b(m.ptr("l1", "i8", 0), m.ptr("l0b", "i8", 0), 64, 48, transpose=True)
+
+
+@pytest.mark.parametrize("target, a_t, M, K, N", [
+    ("a5", False, 24, 32, 48),     # L0B: n = 48 pads to 64, but one K block: no K stride
+    ("a2a3", False, 24, 32, 48),
+    ("a5", True, 48, 32, 32),      # L0A NZ: m = 48 pads to 64, one K block
+    ("a2a3", True, 48, 64, 32),    # L0A ZZ: row blocks outermost, padding m moves nothing
+])
+def test_one_byte_transpose_that_lines_up_is_silent_and_right(target, a_t, M, K, N):
+    """The padding mismatch only matters where the padded extent is the stride between
+    K blocks: with one 32-element K block (or a ZZ L0A) the fractals line up, so no
+    warning, and the product is exact."""
+    rng = np.random.default_rng(M + K + N)
+    a = rng.integers(-8, 8, (M, K)).astype(np.int8)
+    b = rng.integers(-8, 8, (K, N)).astype(np.int8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = matmul_on(ptosim.Machine(target=target, poison=POISON), a, b,
+                        a_transposed_in_l1=a_t)
+    np.testing.assert_array_equal(got, a.astype(np.int32) @ b.astype(np.int32))
+
+
+def test_one_byte_transposed_l0a_with_two_k_blocks_warns():
+    """NZ L0A (a5): m = 48 pads to 64 rows per K block, mad steps 48: two K blocks differ."""
+    m = ptosim.Machine(target="a5")
+    with pytest.warns(ptosim.PtoWarning, match="pads m = 48 to 64 rows per block while mad "
+                                               "reads 48; with more than one 32-element K"):
+        m.mte_l1_l0a(m.ptr("l1", "i8", 0), m.ptr("l0a", "i8", 0), 48, 64, transpose=True)
 
 
 def test_bias_and_fb_loads(m):

@@ -11,6 +11,9 @@ from ptosim import (AlignmentError, DtypeError, FieldRangeError, NotImplementedO
 from conftest import POISON, raw
 
 
+NP_OF = {"f32": np.float32, "f16": np.float16}
+
+
 def al(x, a=16):
     return -(-x // a) * a
 
@@ -251,10 +254,13 @@ def test_absent_sat_follows_ctrl(m):
     c = np.tile(SPECIAL, (16, 3))[:, :16]
     out = m.gm_empty(256, "f16")
     m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_quant=(1.0, "f32_f16"))
-    assert m.read(out, 6)[0] == 65504 and m.read(out, 6)[4] == 0      # reset CTRL: sat
-    m.ctrl |= 1 << 48
+    assert np.isinf(m.read(out, 6)[0]) and np.isnan(m.read(out, 6)[4])  # entry CTRL: nosat
+    m.ctrl = 0                                                           # bit 48 clear: sat
     m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_quant=(1.0, "f32_f16"))
-    assert np.isinf(m.read(out, 6)[0]) and np.isnan(m.read(out, 6)[4])
+    assert m.read(out, 6)[0] == 65504 and m.read(out, 6)[4] == 0
+    m.ctrl = 1 << 50                                                     # bit 50: keep NaN
+    m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_quant=(1.0, "f32_f16"))
+    assert m.read(out, 6)[0] == 65504 and np.isnan(m.read(out, 6)[4])
 
 
 # --- relu and clip -------------------------------------------------------------------------------
@@ -285,6 +291,78 @@ def test_relu_without_quant_keeps_f32(m):
     out = m.gm_empty(2560, "f32")
     m.mte_l0c_gm(put_acc(m, c), out, 40, 64, 48, 64, 0, 0, pre_relu=(None, "normal_relu"))
     np.testing.assert_array_equal(m.read(out, 2560).reshape(40, 64), np.maximum(c, 0))
+
+
+RELU_SPECIAL = np.array([-3.0, -0.0, -np.inf, np.nan, np.inf, 2.5, -1e-30, 0.0], np.float32)
+
+
+def relu_reference(c):
+    """normal_relu by an explicit loop: x if x > 0 else +0.0 (NaN compares false)."""
+    return np.array([[x if x > 0 else 0.0 for x in row] for row in c.tolist()], np.float32)
+
+
+@pytest.mark.parametrize("space", ["gm", "l1", "ub"])
+@pytest.mark.parametrize("dst, quant", [("f32", None), ("f16", (1.0, "f32_f16")),
+                                        ("f16", (1.0, "qf322f16_pre_scalar"))])
+def test_normal_relu_gives_positive_zero(m, space, dst, quant):
+    """max(x, 0): negatives, -0.0, -inf and NaN all become +0.0 (not -0.0 or NaN)."""
+    c = np.tile(RELU_SPECIAL, (16, 2))
+    want = relu_reference(c).astype(NP_OF[dst])
+    out = m.gm_empty(256, dst) if space == "gm" else m.ptr(space, dst, 0)
+    args = (put_acc(m, c), out, 16, 16, 16, 16)
+    kw = dict(pre_quant=quant, pre_relu=(None, "normal_relu"), sat="nosat")
+    if dst == "f32":
+        kw.pop("sat")
+    if space == "gm":
+        m.mte_l0c_gm(*args, 0, 0, **kw)
+    elif space == "ub":
+        m.mte_l0c_ub(*args, dst_mode=0, **kw)
+    else:
+        m.mte_l0c_l1(*args, **kw)
+    got = m.read(out, 256).reshape(16, 16)
+    uint = np.uint32 if dst == "f32" else np.uint16
+    np.testing.assert_array_equal(got.view(uint), want.view(uint))
+
+
+def test_normal_relu_at_tile_level_gives_positive_zero():
+    """TSTORE / TMOV / TINSERT / TEXTRACT out of an Acc with ReLU go through the same path."""
+    m = ptosim.Machine(target="a5")
+    c = np.tile(RELU_SPECIAL, (16, 2))
+    want = relu_reference(c)
+    acc = m.tile("Acc", "f32", 16, 16)
+    put_acc(m, c, acc.ptr.offset)
+    out = m.gm_empty(256, "f32")
+    m.TSTORE(m.global_tensor(out, (1, 1, 1, 16, 16), (256, 256, 256, 16, 1)), acc,
+             pre_relu=(None, "normal_relu"))
+    np.testing.assert_array_equal(m.read(out, 256).reshape(16, 16).view(np.uint32),
+                                  want.view(np.uint32))
+    for op in ("TMOV", "TINSERT", "TEXTRACT"):
+        v = m.tile("Vec", "f32", 16, 16)
+        if op == "TMOV":
+            m.TMOV(v, acc, pre_relu=(None, "normal_relu"))
+        else:
+            getattr(m, op)(v, acc, 0, 0, pre_relu=(None, "normal_relu"))
+        np.testing.assert_array_equal(m.read_tile(v).view(np.uint32), want.view(np.uint32),
+                                      err_msg=op)
+
+
+def test_leaky_relu_and_clip_on_special_values(m):
+    """Leaky ReLU is x >= 0 ? x : a*x (the Gym relu goldens' formula, IEEE products, so
+    -0.0 stays -0.0 and NaN stays NaN); clip is min(y, c) and keeps NaN."""
+    c = np.tile(RELU_SPECIAL, (16, 2))
+    out = m.gm_empty(256, "f32")
+    m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_relu=(0.5, "scalar_relu"))
+    with np.errstate(invalid="ignore"):
+        want = np.where(c >= 0, c, np.float32(0.5) * c)
+    np.testing.assert_array_equal(m.read(out, 256).reshape(16, 16).view(np.uint32),
+                                  want.view(np.uint32))
+    h = m.gm_empty(256, "f16")
+    m.mte_l0c_gm(put_acc(m, c), h, 16, 16, 16, 16, 0, 0, pre_quant=(1.0, "qf322f16_pre_scalar"),
+                 pre_relu=(None, "no_relu", np.float16(2.0)), sat="nosat")
+    with np.errstate(invalid="ignore"):
+        want16 = np.minimum(c, np.float32(2.0)).astype(np.float16)
+    np.testing.assert_array_equal(m.read(h, 256).reshape(16, 16).view(np.uint16),
+                                  want16.view(np.uint16))
 
 
 # --- atomic -------------------------------------------------------------------------------------

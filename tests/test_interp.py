@@ -216,3 +216,52 @@ def test_memref_pointer_spelling_runs():
     out = Kernel.from_text(text, "memref.pto").run(
         {"src": np.arange(16, dtype=np.float32), "dst": np.zeros(16, np.float32)}).outputs
     np.testing.assert_array_equal(out["dst"], np.arange(16))       # 64 B = all 16 values
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def _matmul_with_nan(ctrl):
+    """examples/matmul (mad_bias / mad_acc without a sat clause) with one NaN in A."""
+    k = Kernel.from_file(ROOT / "examples" / "matmul" / "kernel.pto")
+    a = np.ones((16, 32), np.float16)
+    a[3, 5] = np.nan
+    args = {"a": a, "b": np.ones((32, 16), np.float16), "bias": np.zeros(16, np.float32),
+            "c": np.zeros((16, 16), np.float32), "m": 16, "n": 16, "k": 32}
+    return k.run(args, ctrl=ctrl, hazards=False).outputs["c"]
+
+
+def test_kernel_entry_ctrl_is_nosat_and_settable():
+    """Cores start with CTRL bit 48 set (INF/NaN mode): a mad without a clause keeps NaN,
+    as the PTO-Gym fixpipe-acc-store-sat-f16-cv golden expects; ctrl=0 starts saturating
+    (NaN inputs count as 0)."""
+    assert ptosim.Machine().ctrl == 1 << 48
+    c = _matmul_with_nan(None)
+    assert np.isnan(c[3]).all() and (np.delete(c, 3, axis=0) == 32).all()
+    c = _matmul_with_nan(0)
+    assert (c[3] == 31).all() and (np.delete(c, 3, axis=0) == 32).all()
+
+
+def test_tile_ops_read_their_cores_ctrl():
+    """A tile op sees the CTRL its core set (here: nosat set in the kernel before TMATMUL,
+    on a run that starts saturating)."""
+    text = (ROOT / "examples" / "tile_matmul" / "kernel.pto").read_text()
+    at = text.index("    pto.tmatmul")
+    text = text[:at] + """    %ctrl = pto.get_ctrl : i64
+    %bit = arith.constant 48 : i64
+    %nosat = pto.sbitset1 %ctrl, %bit : i64, i64 -> i64
+    pto.set_ctrl %nosat : i64
+""" + text[at:]
+    k = Kernel.from_text(text, "ctrl.pto")
+    a = np.ones((40, 50), np.float16)
+    a[7, 0] = np.inf
+    args = {"a": a, "b": np.ones((50, 60), np.float16), "c": np.zeros((40, 60), np.float32)}
+    c = k.run(args, ctrl=0, hazards=False).outputs["c"]
+    assert np.isposinf(c[7]).all() and (np.delete(c, 7, axis=0) == 50).all()
+
+
+@pytest.mark.parametrize("value", [-1, 1 << 64, True, 1.5])
+def test_entry_ctrl_must_be_a_64_bit_value(value):
+    with pytest.raises(ptosim.PtoError, match="ctrl must be an integer in \\[0, 2\\*\\*64\\) "
+                                              "\\(the 64-bit CTRL register\\), got"):
+        ptosim.Machine(ctrl=value)

@@ -215,6 +215,42 @@ def test_tmatmul_through_tiles(target, name, acc, M, K, N):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+@pytest.mark.parametrize("op", ["TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS"])
+def test_tmatmul_with_one_left_row(target, op):
+    """A one-row Left tile is still a fractal tile: the library keeps mad off its GEMV path
+    (a5: disable_gemv; a2a3 issues m = 16), so A 1x32 . ones(32x16) is the row sum 496."""
+    m = ptosim.Machine(target=target)
+    a = np.arange(32, dtype=np.float16).reshape(1, 32)
+    b = np.ones((32, 16), np.float16)
+    ma = m.tile("Mat", "f16", 16, 32, blayout="ColMajor", slayout="RowMajor", valid=(1, 32))
+    mb = m.tile("Mat", "f16", 32, 16, blayout="ColMajor", slayout="RowMajor")
+    m.TLOAD(ma, m.global_tensor(m.gm(a), (1, 1, 1, 1, 32), (32, 32, 32, 32, 1)))
+    m.TLOAD(mb, m.global_tensor(m.gm(b), (1, 1, 1, 32, 16), (512, 512, 512, 16, 1)))
+    left = m.tile("Left", "f16", 16, 32, valid=(1, 32))
+    right = m.tile("Right", "f16", 32, 16)
+    acc = m.tile("Acc", "f32", 16, 16, valid=(1, 16))
+    m.TMOV(left, ma)
+    m.TMOV(right, mb)
+    want = np.einsum("ik,kj->ij", a.astype(np.float64), b.astype(np.float64))
+    if op == "TMATMUL":
+        m.TMATMUL(acc, left, right)
+    elif op == "TMATMUL_ACC":
+        m.TMATMUL(acc, left, right)
+        m.TMATMUL_ACC(acc, left, right)
+        want = 2 * want
+    else:
+        bias = np.arange(16, dtype=np.float32)
+        mbias = m.tile("Mat", "f32", 1, 16)
+        m.TLOAD(mbias, m.global_tensor(m.gm(bias), (1, 1, 1, 1, 16), (16, 16, 16, 16, 1)))
+        tbias = m.tile("Bias", "f32", 1, 16)
+        m.TMOV(tbias, mbias)
+        m.TMATMUL_BIAS(acc, left, right, tbias)
+        want = want + bias
+    assert want[0, 0] == (496 if op != "TMATMUL_ACC" else 992)
+    np.testing.assert_array_equal(m.read_tile(acc), want)
+
+
 def test_tmatmul_bias_acc_and_acc_to_vec(m):
     bias = np.arange(48, dtype=np.float32)
     got, want, acc = full_matmul(m, "f16", "f32", 32, 32, 48, bias=bias)

@@ -234,16 +234,22 @@ def test_tmov_acc_to_mat_reference_cases(target, name, dst, M, K, N, layout):
     np.testing.assert_array_equal(m.read_tile(mat), want.astype(NP[dst]))
 
 
-def test_acc_to_mat_saturates_like_fixpipe():
-    """f32 -> f16 through FIXPIPE saturates by default (72000 -> 65504), in TMOV and
-    TINSERT alike; an i32 accumulator needs an explicit quant mode for a narrower Mat."""
+def test_acc_to_mat_converts_like_fixpipe():
+    """f32 -> f16 through FIXPIPE follows CTRL like the micro-op: the entry state is nosat
+    (72000 -> inf), CTRL bit 48 clear saturates (72000 -> 65504), in TMOV and TINSERT
+    alike; an i32 accumulator needs an explicit quant mode for a narrower Mat."""
     m = ptosim.Machine(target="a5")
     acc = m.tile("Acc", "f32", 16, 16)
     m.write(acc.ptr, np.full(256, 72000.0, np.float32))
     mat = m.tile("Mat", "f16", 32, 32, blayout="ColMajor", slayout="RowMajor")
+    small = m.tile("Mat", "f16", 16, 16, blayout="ColMajor", slayout="RowMajor", addr=4096)
     m.TINSERT(mat, acc, 16, 16)
-    m.TMOV(m.tile("Mat", "f16", 16, 16, blayout="ColMajor", slayout="RowMajor", addr=4096), acc)
-    assert (m.read_tile(mat)[16:, 16:] == 65504).all()
+    m.TMOV(small, acc)
+    assert np.isposinf(m.read_tile(mat)[16:, 16:]).all() and np.isposinf(m.read_tile(small)).all()
+    m.ctrl = 0
+    m.TINSERT(mat, acc, 16, 16)
+    m.TMOV(small, acc)
+    assert (m.read_tile(mat)[16:, 16:] == 65504).all() and (m.read_tile(small) == 65504).all()
     iacc = m.tile("Acc", "i32", 16, 32)
     m.write(iacc.ptr, np.arange(512, dtype=np.int32) - 100)
     i8 = m.tile("Mat", "ui8", 16, 32, blayout="ColMajor", slayout="RowMajor")

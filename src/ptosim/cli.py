@@ -112,7 +112,7 @@ def _run(args: argparse.Namespace) -> int:
         result = kernel.run(values, target=args.target, block_dim=args.block_dim,
                             progress=progress.update, hazards=not args.no_hazards,
                             trace=args.trace is not None, warnings=log,
-                            max_ops=args.max_ops or None)
+                            max_ops=args.max_ops or None, ctrl=args.ctrl)
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
@@ -378,6 +378,17 @@ def _kernel_size_option(sub: argparse.ArgumentParser) -> None:
                      metavar="BYTES", help="largest KERNEL.pto read (default 16M; 0: no limit)")
 
 
+def _ctrl_value(text: str) -> int:
+    """A CTRL value for --ctrl: decimal or 0x / 0b / 0o, in [0, 2**64)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"{text} is outside the 64-bit CTRL register")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ptosim", description="Functional simulator and verifier for the PTO ISA.")
@@ -413,6 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="off a terminal, report progress every SECONDS (default 10; 0: "
                           "never)")
     _kernel_size_option(run)
+    run.add_argument("--ctrl", type=_ctrl_value, metavar="VALUE",
+                     help="every core's CTRL register at entry, e.g. 0 for the saturating "
+                          "mode (default 0x1000000000000: bit 48, non-saturating)")
     run.set_defaults(func=_run)
     trace = sub.add_parser("trace", help="render a trace written by run --trace as a picture")
     trace.add_argument("trace_file", metavar="TRACE.json")

@@ -110,12 +110,15 @@ class Kernel:
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
             progress: Callable[[int, float], None] | None = None,
             hazards: bool = True, trace: bool = False,
-            warnings: WarningLog | None = None, max_ops: int | None = None) -> RunResult:
+            warnings: WarningLog | None = None, max_ops: int | None = None,
+            ctrl: int | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
         see the warnings of a run that fails. ``max_ops`` bounds the ops run over all cores
-        (an ``OpBudgetError`` naming the loop still running; None or 0: no limit)."""
+        (an ``OpBudgetError`` naming the loop still running; None or 0: no limit).
+        ``ctrl``: every core's CTRL register at entry (default `machine.ENTRY_CTRL`, the
+        non-saturating mode)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -127,7 +130,7 @@ class Kernel:
             raise UsageError(f"missing value for parameter(s) {', '.join(missing)} of "
                              f"@{self.entry}")
         tgt = self.target(target)
-        m = Machine(target=tgt, block_dim=block_dim)
+        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl)
         values, gm_params = [], []
         for p in self.params:
             v = bound[p.index]

@@ -21,6 +21,13 @@ from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get
 GM_BASE = 0x1000_0000   # first GM allocation address (never 0, so null pointers stand out)
 GM_ALIGN = 512          # allocation alignment in GM
 GM_GUARD = 512          # unmapped bytes between allocations: overruns fault instead of aliasing
+# CTRL at kernel entry: bit 48 set = the non-saturating (INF/NaN) mode, which is where
+# kernels start on the NPU (docs/semantics.md, "CTRL at kernel entry").
+CTRL_NOSAT = 1 << 48
+ENTRY_CTRL = CTRL_NOSAT
+# What an op does with the bytes of one buffer access (MachineState.region's ``access``):
+# read, write, read and write (e.g. mad_acc's accumulator), GM atomic read-modify-write.
+ACCESS_ROLES = ("R", "W", "RW", "A")
 
 
 @dataclass(frozen=True)
@@ -81,13 +88,15 @@ class MachineState:
     """Buffers and pointers of a simulated NPU; see `ptosim.Machine` for the ops."""
 
     def __init__(self, target: "str | Target" = "a5", *, block_dim: int = 1,
-                 poison: int | None = None) -> None:
+                 poison: int | None = None, ctrl: int | None = None) -> None:
         self.target: Target = get_target(target)
         if not isinstance(block_dim, int) or block_dim < 1:
             raise PtoError(f"block_dim must be a positive integer, got {block_dim!r}")
         fill = 0 if poison is None else int(poison) & 0xFF
         self._fill = fill
-        self.ctrl = 0   # CTRL register: bit 48 = nosat, bit 50 = sat preserves NaN (reset 0)
+        # CTRL register: bit 48 = nosat, bit 50 = sat keeps NaN. A kernel's cores start
+        # from this value; the default is the NPU's entry state, ENTRY_CTRL (nosat).
+        self.ctrl = check_ctrl(ENTRY_CTRL if ctrl is None else ctrl)
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:
@@ -97,9 +106,10 @@ class MachineState:
                                   [buf("ub") for _ in range(VECTOR_SUBBLOCKS)])
                        for _ in range(block_dim)]
         # Observer of every buffer access an op makes (the hazard checker / timeline):
-        # called as hook(buffer, start, nbytes, operand, op) before the op moves data.
-        self.access_hook: Callable[[np.ndarray, int, int, str | None, str | None], None] \
-            | None = None
+        # called as hook(buffer, start, nbytes, access, operand, op) before the op moves
+        # data; ``access`` is the role the op declared (see ACCESS_ROLES).
+        self.access_hook: Callable[[np.ndarray, int, int, str, str | None, str | None],
+                                   None] | None = None
         self._gm: list[_Allocation] = []
         self._gm_bases: list[int] = []
         self._gm_next = GM_BASE
@@ -165,10 +175,15 @@ class MachineState:
                               f"{self.target.name}")
 
     # --- raw memory access -----------------------------------------------------------
-    def region(self, ptr: Ptr, nbytes: int, *, op: str | None = None,
+    def region(self, ptr: Ptr, nbytes: int, *, access: str, op: str | None = None,
                operand: str | None = None) -> tuple[np.ndarray, int]:
         """The backing byte array of ``ptr`` and its start index, after checking that
-        ``nbytes`` bytes from ``ptr`` lie inside one buffer or GM allocation."""
+        ``nbytes`` bytes from ``ptr`` lie inside one buffer or GM allocation. ``access`` is
+        what the op does with those bytes: "R" reads, "W" writes, "RW" both, "A" a GM
+        atomic read-modify-write (one of ACCESS_ROLES; the hazard checker trusts it)."""
+        if access not in ACCESS_ROLES:
+            raise PtoError(f"region: access must be one of {', '.join(ACCESS_ROLES)}, got "
+                           f"{access!r}", op=op, operand=operand)
         who = operand or "pointer"
         if ptr.space == "gm":
             i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
@@ -177,7 +192,7 @@ class MachineState:
                 start = ptr.offset - alloc.base
                 if start + nbytes <= alloc.data.size:
                     if self.access_hook is not None and op is not None:
-                        self.access_hook(alloc.data, start, nbytes, operand, op)
+                        self.access_hook(alloc.data, start, nbytes, access, operand, op)
                     return alloc.data, start
                 if start < alloc.data.size:
                     raise OutOfBoundsError(
@@ -202,7 +217,7 @@ class MachineState:
                 f"{who} touches {ptr.space} bytes [{start}, {start + nbytes}) "
                 f"beyond its {data.size} bytes on {self.target.name}", op=op, operand=operand)
         if self.access_hook is not None and op is not None:
-            self.access_hook(data, start, nbytes, operand, op)
+            self.access_hook(data, start, nbytes, access, operand, op)
         return data, start
 
     def read(self, ptr: Ptr, count: int) -> np.ndarray:
@@ -210,15 +225,24 @@ class MachineState:
         if not isinstance(count, (int, np.integer)) or count < 0:
             raise PtoError(f"read: count must be a non-negative integer, got {count!r}")
         nbytes = int(count) * ptr.dtype.size
-        data, start = self.region(ptr, nbytes, op="read")
+        data, start = self.region(ptr, nbytes, access="R", op="read")
         return data[start:start + nbytes].view(ptr.dtype.np).copy()
 
     def write(self, ptr: Ptr, array: "np.ndarray | list | tuple | float | int") -> None:
         """Store elements at ``ptr``. Values are converted to the pointer's element type;
         an unsigned-integer array of the element's size is taken as raw bit patterns."""
         arr = _as_carrier(np.asarray(array), ptr.dtype).reshape(-1)
-        data, start = self.region(ptr, arr.nbytes, op="write")
+        data, start = self.region(ptr, arr.nbytes, access="W", op="write")
         data[start:start + arr.nbytes] = arr.view(np.uint8)
+
+
+def check_ctrl(value: object) -> int:
+    """A CTRL register value: an integer in [0, 2**64)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 0 <= int(value) < 1 << 64:
+        raise PtoError(f"ctrl must be an integer in [0, 2**64) (the 64-bit CTRL register), "
+                       f"got {value!r}")
+    return int(value)
 
 
 def _as_carrier(arr: np.ndarray, dt: DType) -> np.ndarray:

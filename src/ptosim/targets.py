@@ -66,6 +66,9 @@ class Target:
     fillpad_from_valid_col: bool = False   # Vec TFILLPAD pads from src's valid column (else
                                            # from its 32 B block end when the pads agree)
     max_blocks: int = 24            # AI cores (one AIC + two AIV each) of the largest part
+    # How TMATMUL keeps a one-row Left tile off mad's GEMV path: "disable_gemv" (the a5
+    # library sets the clause) or "m16" (the a2a3 library issues m = 16 instead).
+    matmul_no_gemv: str = "disable_gemv"
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -92,6 +95,7 @@ A2A3 = Target(
     quant_modes=_QUANT_COMMON,
     tload_max_rows=4095,
     max_blocks=24,
+    matmul_no_gemv="m16",
 )
 
 A5 = Target(

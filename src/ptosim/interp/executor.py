@@ -54,7 +54,7 @@ class Wait:
 @dataclass
 class CoreState:
     core: Core
-    ctrl: int = 0
+    ctrl: int = 0              # the launch passes the Machine's entry CTRL
     env: dict[SSAValue, Any] = field(default_factory=dict)
     # set_flag counts not yet consumed by a wait_flag, by (src pipe, dst pipe, event)
     flags: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -297,17 +297,23 @@ class Executor:
                               f"in pto.section.{want}", op=op.name)
 
     def _invoke(self, state: CoreState, op: Operation, method: str, args: list[Any],
-                kwargs: dict[str, Any], atomic: bool, pipe: str | None = None) -> None:
-        """Call the Machine method, bracketed by the observer's begin/end when one watches."""
+                kwargs: dict[str, Any], pipe: str | None = None,
+                before: Callable[[], None] | None = None) -> None:
+        """Call the Machine method (after ``before``, part of the same op), bracketed by
+        the observer's begin/end when one watches."""
         call = getattr(self.m, method)
         if self.warnings is not None:
             self.warnings.current = op
         obs = self.observer
         if obs is None:
+            if before is not None:
+                before()
             call(*args, **kwargs)
             return
-        obs.begin_op(state.core, op, method, atomic, args, pipe=pipe)
+        obs.begin_op(state.core, op, method, args, pipe=pipe)
         try:
+            if before is not None:
+                before()
             call(*args, **kwargs)
         finally:
             obs.end_op()
@@ -320,7 +326,7 @@ class Executor:
         args = [_resolve(env, a) for a in pos]
         kwargs = {k: _resolve(env, v) for k, v in kw.items()}
         self.m.ctrl = state.ctrl
-        self._invoke(state, op, method, args, kwargs, "atomic" in kwargs)
+        self._invoke(state, op, method, args, kwargs)
 
     def _tile_op(self, state: CoreState, op: Operation) -> None:
         """A tile op: resolve views, check it runs on the core that owns its tiles, call
@@ -330,11 +336,14 @@ class Executor:
         args = resolve([_resolve(state.env, a) for a in pos])
         self._require_core(state, op, f"{method} on these tiles", tile_core(args))
         acc_in = getattr(op, "acc_in", None)
+        copy: Callable[[], None] | None = None
         if acc_in is not None and state.env[acc_in] is not args[0]:
-            src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it
-            self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
+            src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
+            copy = lambda: self.m.write(                # as part of the op (hazards see R, W)
+                dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))  # noqa: E731
         pipe = tile_pipe(method, args) if self.observer is not None else None
-        self._invoke(state, op, method, args, kw, False, pipe)
+        self.m.ctrl = state.ctrl           # FIXPIPE / mad under a tile op read this core's CTRL
+        self._invoke(state, op, method, args, kw, pipe, copy)
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:

@@ -40,8 +40,9 @@ OP_PIPE = {
     "mte_gm_ub": "MTE2", "mte_ub_ub": "V", "mte_ub_gm": "MTE3", "mte_ub_l1": "MTE3",
 }
 PIPES_OF = {"cube": ("MTE2", "MTE1", "M", "FIX"), "vector": ("MTE2", "V", "MTE3")}  # by Core.kind
-_WRITE_OPERANDS = frozenset({"dst", "ub_dst", "l1_dst", "gm_dst"})
-_READ_WRITE_OPS = frozenset({"mad_acc", "mad_mx_acc"})     # read the accumulator they add to
+# The accesses each declared role stands for (machine.ACCESS_ROLES; the op declares the
+# role when it asks for the bytes, nothing is inferred from operand names).
+ROLE_KINDS = {"R": ("R",), "W": ("W",), "RW": ("R", "W"), "A": ("A",)}
 
 
 @dataclass
@@ -91,7 +92,6 @@ class HazardChecker:
         self.semaphores: dict[tuple, list[list[int]]] = {}
         self.findings: dict[tuple, Finding] = {}
         self._current: tuple[int, Operation, str, str, str] | None = None
-        self._atomic = False
 
     # --- threads and clocks ----------------------------------------------------------
     def _thread(self, core: Core, pipe: str) -> int:
@@ -118,27 +118,23 @@ class HazardChecker:
                 clock[i] = v
 
     # --- events from the executor ------------------------------------------------------
-    def begin_op(self, core: Core, op: Operation, method: str, atomic: bool,
+    def begin_op(self, core: Core, op: Operation, method: str,
                  args: list[Any] | None = None, pipe: str | None = None) -> None:
         pipe = pipe or OP_PIPE.get(method, "S")
         tid = self._thread(core, pipe)
         self._tick(tid)
         self._current = (tid, op, method, core.name, pipe)
-        self._atomic = atomic
 
     def end_op(self) -> None:
         self._current = None
 
-    def access(self, buf: np.ndarray, start: int, nbytes: int, operand: str | None,
-               op_name: str | None) -> None:
+    def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
+               operand: str | None, op_name: str | None) -> None:
+        """One buffer access of the current op, with the role the op declared."""
         if self._current is None or nbytes <= 0:
             return
         tid, op, method, core, pipe = self._current
-        if operand in _WRITE_OPERANDS:
-            kinds = ("R", "W") if method in _READ_WRITE_OPS else \
-                ("A",) if self._atomic else ("W",)
-        else:
-            kinds = ("R",)
+        kinds = ROLE_KINDS[access]
         entry = self.buffers.get(id(buf))
         if entry is None:
             entry = self.buffers[id(buf)] = _Buffer(self.names(buf))

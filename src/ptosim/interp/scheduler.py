@@ -86,7 +86,7 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
            executor: Executor, sync: SyncService) -> Executor:
     """Run ``func`` on every core in ``cores`` to completion (or a PtoError)."""
     executor.observer = sync.observer
-    states = [CoreState(core) for core in cores]
+    states = [CoreState(core, machine.ctrl) for core in cores]   # the entry CTRL
     gens: list[Generator[Wait, None, Any] | None] = [
         executor.run_function(state, func, list(args)) for state in states]
     waiting: list[Wait | None] = [None] * len(cores)

@@ -48,7 +48,7 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
     ex = Executor(m, locate, sync=None)
     entry = func.regions[0].blocks.first
     assert entry is not None
-    states = {kind: CoreState(Core(kind, 0, 0)) for kind in ("cube", "vector")}
+    states = {kind: CoreState(Core(kind, 0, 0), m.ctrl) for kind in ("cube", "vector")}
     for st in states.values():
         for arg in entry.args:
             if pointer_like(arg.type):

@@ -19,7 +19,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from .executor import Core
-from .hazards import OP_PIPE, PIPES_OF, _WRITE_OPERANDS, pipe_name
+from .hazards import OP_PIPE, PIPES_OF, ROLE_KINDS, pipe_name
 
 STARTUP_NS = 20.0          # fixed cost of issuing one op on its pipe
 
@@ -76,7 +76,7 @@ class Timeline:
         self.cores.setdefault(core.name, core)
         return self.ready.get((core.name, pipe), 0.0)
 
-    def begin_op(self, core: Core, op: Operation, method: str, atomic: bool,
+    def begin_op(self, core: Core, op: Operation, method: str,
                  args: list[Any] | None = None, pipe: str | None = None) -> None:
         flops, elem = 0, 2
         if method.startswith("mad") and args:
@@ -88,10 +88,11 @@ class Timeline:
         self._op = (core, op, method, pipe or OP_PIPE.get(method, "S"), flops, elem)
         self._bytes = {"R": 0, "W": 0}
 
-    def access(self, buf: np.ndarray, start: int, nbytes: int, operand: str | None,
-               op_name: str | None) -> None:
+    def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
+               operand: str | None, op_name: str | None) -> None:
         if self._op is not None:
-            self._bytes["W" if operand in _WRITE_OPERANDS else "R"] += nbytes
+            for kind in ROLE_KINDS[access]:          # an atomic write moves written bytes
+                self._bytes["R" if kind == "R" else "W"] += nbytes
 
     def end_op(self) -> None:
         if self._op is None:

@@ -89,8 +89,9 @@ class CubeMoveOps(MachineState):
         s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
         if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
             t = max(16, dt.c0)
-            _warn_b8_transpose(op, "m", m, t)
             dst_lay = tile_layout(self.target.l0a_layout, align(m, t), align(k, t), dt)
+            _warn_b8_transpose(op, "m", m, t, dst_lay,
+                               l0a_layout(self.target.l0a_layout, m, k, dt), (m, k))
         else:
             dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
         self._stage(op, s, d, dt, dst_lay, transpose)
@@ -103,8 +104,8 @@ class CubeMoveOps(MachineState):
         s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
         if transpose:
             t = max(16, dt.c0)
-            _warn_b8_transpose(op, "n", n, t)
             dst_lay = tile_layout("ZN", align(k, t), align(n, t), dt)
+            _warn_b8_transpose(op, "n", n, t, dst_lay, l0b_layout(k, n, dt), (k, n))
         else:
             dst_lay = l0b_layout(k, n, dt)
         # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1 NZ
@@ -117,8 +118,10 @@ class CubeMoveOps(MachineState):
         if transposed_dst:          # stage the transpose of the operand (B^T for L0B)
             rows, cols = cols, rows
         src_lay, r, c = _l1_source(rows, cols, transpose, dt)
-        src_buf, src_off = self.region(s, src_lay.span * dt.size, op=op, operand="src")
-        dst_buf, dst_off = self.region(d, dst_lay.span * dt.size, op=op, operand="dst")
+        src_buf, src_off = self.region(s, src_lay.span * dt.size, access="R", op=op,
+                                       operand="src")
+        dst_buf, dst_off = self.region(d, dst_lay.span * dt.size, access="W", op=op,
+                                       operand="dst")
         if not transpose and not transposed_dst and src_lay == dst_lay:
             nbytes = dst_lay.span * dt.size          # same image on both sides: raw copy
             dst_buf[dst_off:dst_off + nbytes] = src_buf[src_off:src_off + nbytes]
@@ -147,8 +150,9 @@ class CubeMoveOps(MachineState):
             raise DtypeError("bf16 -> f32 bias loads exist on a5 only", op=op)
         widen = d.dtype.size // s.dtype.size
         n, ss, ds = dims
-        src_reg = self.region(s, (n - 1) * ss + length, op=op, operand="src")
-        dst_reg = self.region(d, (n - 1) * ds * widen + length * widen, op=op, operand="dst")
+        src_reg = self.region(s, (n - 1) * ss + length, access="R", op=op, operand="src")
+        dst_reg = self.region(d, (n - 1) * ds * widen + length * widen, access="W", op=op,
+                              operand="dst")
         vals = strided(src_reg[0], src_reg[1], [(n, ss)], (length // s.dtype.size,),
                        (s.dtype.size,), s.dtype.np)
         strided(dst_reg[0], dst_reg[1], [(n, ds * widen)], (length // s.dtype.size,),
@@ -161,8 +165,8 @@ class CubeMoveOps(MachineState):
         s, d, dims, length = self._unit_bursts(op, src, dst, "fb", len_burst, nburst,
                                                self.target.fb_unit)
         n, ss, ds = dims
-        src_reg = self.region(s, (n - 1) * ss + length, op=op, operand="src")
-        dst_reg = self.region(d, (n - 1) * ds + length, op=op, operand="dst")
+        src_reg = self.region(s, (n - 1) * ss + length, access="R", op=op, operand="src")
+        dst_reg = self.region(d, (n - 1) * ds + length, access="W", op=op, operand="dst")
         burst = np.dtype((np.void, length))
         strided(dst_reg[0], dst_reg[1], [(n, ds)], (), (), burst)[...] = \
             strided(src_reg[0], src_reg[1], [(n, ss)], (), (), burst)
@@ -184,8 +188,22 @@ class CubeMoveOps(MachineState):
         return s, d, (n, (length + sg) * unit, (length + dg) * unit), length * unit
 
 
-def _warn_b8_transpose(op: str, name: str, extent: int, block: int) -> None:
-    if block == 32 and align(extent, 32) != align(extent, 16):
-        warn(f"{op}: a transposed 1-byte load pads {name} = {extent} to "
-                      f"{align(extent, 32)} rows per block while mad reads {align(extent, 16)}; "
-                      f"the operand fractals will not line up")
+def _warn_b8_transpose(op: str, name: str, extent: int, block: int, written: Layout,
+                       read: Layout, shape: tuple[int, int]) -> None:
+    """Warn when a transposed 1-byte load places an operand element where mad does not
+    look for it. The 32-row transpose blocks pad ``extent`` to 32 while mad steps by
+    align16; that only moves elements when the padded extent is the stride between K
+    blocks (NZ L0A, ZN L0B) and more than one K block exists."""
+    if block != 32 or align(extent, 32) == align(extent, 16):
+        return
+    if _fractals_agree(written, read, shape):
+        return
+    warn(f"{op}: a transposed 1-byte load pads {name} = {extent} to "
+         f"{align(extent, 32)} rows per block while mad reads {align(extent, 16)}; "
+         f"with more than one 32-element K block the operand fractals will not line up")
+
+
+@lru_cache(maxsize=256)
+def _fractals_agree(written: Layout, read: Layout, shape: tuple[int, int]) -> bool:
+    """True when every element of the logical ``shape`` has one offset in both layouts."""
+    return bool(np.array_equal(written.offsets(*shape), read.offsets(*shape)))

@@ -88,7 +88,7 @@ def move_scale(m: "TileOps", op: str, dst: Tile, src: Tile, r0: int, c0: int) ->
     if r0 + dst.rows > src.rows or c0 + dst.cols > src.cols:
         raise VerifyError(f"a {dst.rows}x{dst.cols} window at ({r0}, {c0}) leaves the "
                           f"{src.rows}x{src.cols} source", op=op)
-    window = m._matrix(src)[r0:r0 + dst.rows, c0:c0 + dst.cols]
+    window = m._matrix(src, "R")[r0:r0 + dst.rows, c0:c0 + dst.cols]
     m._store_matrix(dst, slice(None), slice(None), window)
 
 
@@ -122,10 +122,10 @@ def tmatmul_mx(m: "TileOps", op: str, acc: Tile, left: Tile, scale_left: Tile, r
                               f"{tile.ptr.offset} (place it with addr={data.ptr.offset >> 4})",
                               op=op)
     groups = -(-kv // 32)
-    a = m._matrix(left)[:mv, :kv].astype(np.float64)
-    b = m._matrix(right)[:kv, :nv].astype(np.float64)
-    sa = m._matrix(scale_left)[:mv, :groups].astype(np.float64)   # e8m0: 2^(e-127), 0xFF NaN
-    sb = m._matrix(scale_right)[:groups, :nv].astype(np.float64)
+    a = m._matrix(left, "R")[:mv, :kv].astype(np.float64)
+    b = m._matrix(right, "R")[:kv, :nv].astype(np.float64)
+    sa = m._matrix(scale_left, "R")[:mv, :groups].astype(np.float64)  # e8m0 2^(e-127), FF NaN
+    sb = m._matrix(scale_right, "R")[:groups, :nv].astype(np.float64)
     sat = "nosat" if m.ctrl >> 48 & 1 else "sat"
 
     def product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -136,11 +136,11 @@ def tmatmul_mx(m: "TileOps", op: str, acc: Tile, left: Tile, scale_left: Tile, r
     if sat == "sat" and not np.isfinite(prod).all():      # as mad: NaN inputs 0, inf max
         prod = product(saturate_inputs(a, left.dtype), saturate_inputs(b, right.dtype))
     c_buf, c_off = m.region(acc.ptr, acc_layout(mv, nv, acc.dtype).span * 4, op=op,
-                            operand="acc")
+                            operand="acc", access="RW" if op == "TMATMUL_MX_ACC" else "W")
     bias_row = None
     if bias is not None:
         if bias.dtype.name != "f32":
             raise DtypeError(f"the bias of an MX matmul is f32, got {bias.dtype.name}", op=op)
-        bias_row = m._matrix(bias)[0, :nv]
+        bias_row = m._matrix(bias, "R")[0, :nv]
     kind = {"TMATMUL_MX": "mad", "TMATMUL_MX_ACC": "mad_acc"}.get(op, "mad_bias")
     m._accumulate(kind, prod, True, sat, c_buf, c_off, acc.dtype, mv, nv, bias_row)

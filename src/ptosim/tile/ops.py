@@ -103,7 +103,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     def read_tile(self, t: Tile) -> np.ndarray:
         """The tile's valid region in logical (row, col) order, as a numpy array."""
-        buf, off = self.region(t.ptr, t.nbytes, op="read_tile", operand="tile")
+        buf, off = self.region(t.ptr, t.nbytes, access="R", op="read_tile", operand="tile")
         vr, vc = t.valid
         return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols)[:vr, :vc].copy()
 
@@ -169,10 +169,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         """Bounds of the whole view and the whole tile, checked before the first of
         several DMAs writes (a single DMA checks its own bounds before moving a byte)."""
         last = sum((n - 1) * st for n, st in zip(g.shape, g.stride))
-        for ptr, nbytes, name in ((g.ptr, (last + 1) * t.dtype.size, "global_tensor"),
-                                  (t.ptr, t.nbytes, "tile")):
-            try:
-                self.region(ptr, nbytes, operand=name)
+        for ptr, nbytes, name, access in (
+                (g.ptr, (last + 1) * t.dtype.size, "global_tensor", "R"),
+                (t.ptr, t.nbytes, "tile", "W")):
+            try:        # no op name: a bounds check only, not an access the observer sees
+                self.region(ptr, nbytes, access=access, operand=name)
             except PtoError as err:
                 err.op = op
                 err.args = (err._render(),)
@@ -186,7 +187,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         vr, vc = t.valid
         outside = np.ones((t.rows, t.cols), bool)
         outside[:vr, :vc] = False
-        buf, off = self.region(t.ptr, t.nbytes, op=op, operand="tile")
+        buf, off = self.region(t.ptr, t.nbytes, access="W", op=op, operand="tile")
         buf[off:off + t.nbytes].view(t.dtype.np)[t.layout.offsets()[outside]] = value
 
     def _load_nd_dn(self, t: Tile, g: GlobalTensor) -> None:
@@ -226,7 +227,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                     tail = align(length * es, 32) // es - length
                     if tail:
                         buf, off = self.region(dst + length, (s1 * s2 * count - 1) * pitch * es
-                                               + tail * es, op="TLOAD", operand="tile")
+                                               + tail * es, access="W", op="TLOAD",
+                                               operand="tile")
                         rows = s1 * s2 * count
                         np.ndarray((rows, tail), t.dtype.np, buf, off,
                                    (pitch * es, es))[...] = fill[0]
@@ -323,10 +325,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{g.layout} view", op="TSTORE")
         vr, vc = t.valid
         idx = g.view.offsets(vr, vc)
-        buf, off = self.region(g.ptr, (int(idx.max()) + 1) * t.dtype.size, op="TSTORE",
-                               operand="global_tensor")
+        buf, off = self.region(g.ptr, (int(idx.max()) + 1) * t.dtype.size, access="W",
+                               op="TSTORE", operand="global_tensor")
         buf[off:off + (int(idx.max()) + 1) * t.dtype.size].view(t.dtype.np)[idx] = \
-            self._matrix(t)[:vr, :vc]
+            self._matrix(t, "R")[:vr, :vc]
 
     # --- TMOV ----------------------------------------------------------------------------
     def TMOV(self, dst: Tile, src: Tile, *, mode: str | None = None,
@@ -394,7 +396,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if src.dtype.np != dst.dtype.np or src.valid != dst.valid:
             raise VerifyError("a Vec relayout keeps the element type and the valid shape", op=op)
         vr, vc = src.valid
-        self._store_matrix(dst, slice(0, vr), slice(0, vc), self._matrix(src)[:vr, :vc])
+        self._store_matrix(dst, slice(0, vr), slice(0, vc), self._matrix(src, "R")[:vr, :vc])
 
     def _tmov_vec_mat(self, dst: Tile, src: Tile) -> None:
         """Vec -> Mat (a5) through mte_ub_l1: an ND tile as one contiguous burst, an NZ tile
@@ -417,14 +419,15 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         self.mte_ub_l1(src.ptr, dst.ptr, rows, nburst=(blocks, src.rows - rows, dst.rows - rows))
 
     # --- TEXTRACT / TINSERT / TFILLPAD ------------------------------------------------------
-    def _matrix(self, t: Tile) -> np.ndarray:
+    def _matrix(self, t: Tile, access: str) -> np.ndarray:
         """A writable (rows, cols) view of the whole tile when its layout allows one, else
-        a copy (callers write back with `_store_matrix`)."""
-        buf, off = self.region(t.ptr, t.nbytes, op="tile", operand="tile")
+        a copy (callers write back with `_store_matrix`). ``access``: "R" when the caller
+        reads the tile, "W" when it writes through the view (the hazard checker's role)."""
+        buf, off = self.region(t.ptr, t.nbytes, access=access, op="tile", operand="tile")
         return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols)
 
     def _store_matrix(self, t: Tile, rows: slice, cols: slice, values: np.ndarray) -> None:
-        buf, off = self.region(t.ptr, t.nbytes, op="tile", operand="tile")
+        buf, off = self.region(t.ptr, t.nbytes, access="W", op="tile", operand="tile")
         idx = t.layout.offsets()[rows, cols]
         buf[off:off + t.nbytes].view(t.dtype.np)[idx] = values
 
@@ -444,7 +447,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 raise VerifyError(f"a {vr}x{vc} window at ({r0}, {c0}) leaves the "
                                   f"{src.rows}x{src.cols} source", op=op)
             self._store_matrix(dst, slice(0, vr), slice(0, vc),
-                               self._matrix(src)[r0:r0 + vr, c0:c0 + vc])
+                               self._matrix(src, "R")[r0:r0 + vr, c0:c0 + vc])
             return
         if src.tile_type == "Acc" and dst.tile_type in ("Mat", "Vec"):
             with _lowered(op):
@@ -470,7 +473,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if r0 % row_step or c0 % col_step:
             raise VerifyError(f"the window must start on a fractal: row {r0} a multiple of "
                               f"{row_step}, column {c0} of {col_step}", op=op)
-        window = self._matrix(src)[r0:r0 + dst.rows, c0:c0 + dst.cols]
+        window = self._matrix(src, "R")[r0:r0 + dst.rows, c0:c0 + dst.cols]
         self._store_matrix(dst, slice(None), slice(None), window)
 
     def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int, *, mode: str | None = None,
@@ -515,7 +518,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if r0 < 0 or c0 < 0 or r0 + rows > dst.rows or c0 + cols > dst.cols:
             raise VerifyError(f"a {rows}x{cols} insert at ({r0}, {c0}) leaves the "
                               f"{dst.rows}x{dst.cols} destination", op=op)
-        values = self._matrix(src)[:rows, :cols]
+        values = self._matrix(src, "R")[:rows, :cols]
         with np.errstate(over="ignore", invalid="ignore"):
             self._store_matrix(dst, slice(r0, r0 + rows), slice(c0, c0 + cols),
                                values.astype(dst.dtype.np))
@@ -540,7 +543,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             raise VerifyError(f"TFILLPAD needs 8/16/32-bit elements, got {dst.dtype.name}", op=op)
         fill = pad_element(dst.pad, dst.dtype)
         svr, svc = src.valid
-        whole = self._matrix(dst)
+        whole = self._matrix(dst, "W")
         if dst.tile_type == "Mat" and dst.name == "NZ" and src.ptr == dst.ptr:
             zero = np.zeros(1, dst.dtype.np)[0]
             lanes = align(svc, dst.dtype.c0)
@@ -554,7 +557,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             raise VerifyError("the destination's pad value must not be Null", op=op)
         dvr, _ = dst.valid
         lanes = align(svc, dst.dtype.c0)
-        data = self._matrix(src)[:svr].copy()
+        data = self._matrix(src, "R")[:svr].copy()
         whole[:svr, :src.cols] = data
         # a5 pads from src's valid column; a2a3 leaves the last 32 B block's tail (TLOAD's
         # pad lanes) alone when both tiles carry the same pad value
@@ -595,7 +598,13 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     def _tmatmul(self, op: str, acc: Tile, left: Tile, right: Tile, bias: Tile | None) -> None:
         m, n, k = matmul_shape(op, acc, left, right, bias)
-        flags = {"disable_gemv": True} if self.target.name == "a5" else {}
+        # The library never lets a one-row Left take the GEMV path (which would read the
+        # fractal tile as a contiguous row): a5 sets disable_gemv, a2a3 issues m = 16.
+        flags: dict = {}
+        if self.target.matmul_no_gemv == "disable_gemv":
+            flags["disable_gemv"] = True
+        elif m == 1:
+            m = 16
         with _lowered(op):
             if op == "TMATMUL":
                 self.mad(left.ptr, right.ptr, acc.ptr, m, n, k, **flags)
