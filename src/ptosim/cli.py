@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .errors import PtoError
+from .errors import PtoError, printable
 from .targets import TARGETS
 
 
@@ -49,7 +49,8 @@ def _check(args: argparse.Namespace) -> int:
         print(err, file=sys.stderr)
     if errors:
         return 1
-    print(f"{args.kernel}: @{kernel.entry} checks clean on {kernel.target(args.target)}")
+    print(printable(f"{args.kernel}: @{kernel.entry} checks clean on "
+                    f"{kernel.target(args.target)}"))
     return 0
 
 
@@ -107,9 +108,9 @@ def _run(args: argparse.Namespace) -> int:
     checked = "hazards not checked" if args.no_hazards else \
         f"{len(result.findings)} hazard finding(s)"
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
-    print(f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
+    print(printable(f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
           f"{result.ops} ops in {result.seconds:.3f} s, {checked}; "
-          f"wrote {', '.join(written) or 'nothing'}{traced}")
+          f"wrote {', '.join(written) or 'nothing'}{traced}"))
     return 1 if args.hazards == "error" and result.findings else 0
 
 
@@ -281,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
         print(err if err.loc else f"ptosim: {err}", file=sys.stderr)
         return 1
     except RecursionError:
-        print(f"{getattr(args, 'kernel', '?')}: error: the kernel nests too deeply to run",
+        print(f"{printable(getattr(args, 'kernel', '?'))}: error: the kernel nests too deeply "
+              f"to run",
               file=sys.stderr)
         return 1
 

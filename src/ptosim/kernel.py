@@ -21,7 +21,7 @@ from xdsl.ir import Operation
 from .api import Machine
 from .dtypes import dtype as _dtype
 from .errors import PtoError, PtoSyntaxError
-from .interp import kernel_function, run_kernel, target_of
+from .interp import check_structure, functions, kernel_function, run_kernel, target_of
 from .interp.hazards import HazardChecker, buffer_namer
 from .interp.timeline import Observers, Timeline
 from .interp.executor import pointer_like
@@ -69,6 +69,7 @@ class Kernel:
         self.filename = filename
         self.locate = locate
         self.func = kernel_function(module, entry)
+        check_structure(functions(module), self.func, locate)   # before anything walks it
         self.entry = self.func.properties["sym_name"].data   # type: ignore[union-attr]
         block = self.func.regions[0].blocks.first
         assert block is not None

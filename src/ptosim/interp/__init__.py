@@ -11,6 +11,7 @@ from ..errors import PtoError
 from ..machine import MachineState
 from .executor import VECTOR_OPS, Core, Executor
 from .scheduler import SyncService, launch
+from .structure import check_structure, is_declaration
 
 KERNEL_ATTRS = ("pto.aicore", "pto.kernel")
 
@@ -39,7 +40,10 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
     kernels = [f for f in funcs.values() if any(a in f.attributes for a in KERNEL_ATTRS)]
     if len(kernels) == 1:
         return kernels[0]
-    if not kernels and len(funcs) == 1:
+    defined = [f for f in funcs.values() if not is_declaration(f)]   # not the callees'
+    if not kernels and len(defined) == 1:                            # declarations
+        return defined[0]
+    if not kernels and len(funcs) == 1:     # a lone declaration: check_structure says so
         return next(iter(funcs.values()))
     names = ", ".join("@" + f.properties["sym_name"].data for f in (kernels or funcs.values()))
     raise EntryError(f"the module has {len(kernels) or len(funcs)} candidate kernel functions "
@@ -95,6 +99,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     (``ops_executed`` counts ops run). ``observer`` (e.g. a HazardChecker) sees every
     buffer access, flag, barrier and semaphore."""
     func = kernel_function(module, entry)
+    check_structure(functions(module), func, locate)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
     sync = SyncService(machine.target.name, functions(module))
     sync.observer = observer
@@ -107,4 +112,4 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
 
 
 __all__ = ["run_kernel", "kernel_function", "EntryError", "kernel_kind", "target_of", "functions",
-           "cores_for", "Core"]
+           "cores_for", "Core", "check_structure"]

@@ -298,6 +298,8 @@ def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
         return tuple(_resolve(env, y) for y in x)
     if isinstance(x, list):
         return [_resolve(env, y) for y in x]
+    if isinstance(x, dict):
+        return {k: _resolve(env, y) for k, y in x.items()}
     return x
 
 
