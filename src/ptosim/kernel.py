@@ -20,7 +20,7 @@ from xdsl.ir import Operation
 
 from .api import Machine
 from .dtypes import dtype as _dtype
-from .errors import PtoError, PtoSyntaxError
+from .errors import PtoError, PtoSyntaxError, api_guard
 from .interp import check_structure, functions, kernel_function, run_kernel, target_of
 from .interp.hazards import HazardChecker, buffer_namer
 from .interp.timeline import Observers, Timeline
@@ -148,6 +148,9 @@ class Kernel:
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
         return RunResult(outs, findings, timeline, m, ex.ops_executed, seconds, tgt, self.entry)
+
+
+Kernel.run = api_guard("Kernel.run", Kernel.run)  # type: ignore[method-assign]
 
 
 def _scalar(p: Param, value: Any) -> Any:
