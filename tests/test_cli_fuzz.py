@@ -1,5 +1,6 @@
 """Hostile and mutated kernels through the command line: always exit 0, 1 or 2 with a
-diagnostic on stderr, never a Python traceback."""
+diagnostic on stderr, never a Python traceback; hostile Python API arguments: only
+PtoErrors, and no byte written before a refusal. Bounded by example counts, not time."""
 
 import subprocess
 import sys
@@ -13,7 +14,11 @@ from ptosim.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = [ROOT / "examples" / "matmul" / "kernel.pto", ROOT / "examples" / "cube_vector" / "kernel.pto"]
 TOKENS = ["%c0", "%c1", "i64", "f16", "l1", "ub", "gm", "(", ")", ",", "{", "}", "<", ">", ":",
-          "nburst", "nd2nz", "split_m", "99999999999999999999", "-1", "pto.mad", "\x00", "é"]
+          "nburst", "nd2nz", "split_m", "99999999999999999999", "-1", "pto.mad", "\x00", "é",
+          # structure: declarations, calls, forward uses, locations with control characters
+          "func.func private @d(i64)\n", "func.call @matmul_split(%a, %b, %c) : "
+          "(!pto.ptr<f16, gm>, !pto.ptr<f16, gm>, !pto.ptr<f32, gm>) -> ()\n",
+          "%c1280", ' loc("x\\1b[2J\\0d\\0ay.pto":1:1)', "private ", "!pto.ptr<f32, ub>"]
 
 
 @st.composite
@@ -40,10 +45,15 @@ def mutated(draw):
 def test_mutated_examples_never_crash(tmp_path, text):
     path = tmp_path / "k.pto"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    import contextlib
+    import io
     for argv in (["check", str(path)],
                  ["run", str(path), "--arg", f"0={_zeros(tmp_path)}", "--arg", f"1={_zeros(tmp_path)}",
                   "--arg", f"2={_zeros(tmp_path)}"]):
-        assert main(argv) in (0, 1, 2)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            assert main(argv) in (0, 1, 2)
+        assert "\x1b" not in err.getvalue() and "\r" not in err.getvalue()
 
 
 def _zeros(tmp_path):
@@ -82,3 +92,29 @@ def test_example_scripts_pass_as_a_user_runs_them(tmp_path):
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "PASS" in done.stdout and "$ ptosim run" in done.stdout
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_hostile_python_api_arguments(data):
+    """One hostile value (drawn by hypothesis) in one argument or clause element of one
+    public Machine method: a PtoError (also a TypeError / ValueError) or success, and a
+    refusal leaves every byte as it was."""
+    import api_harness
+    from ptosim.errors import PtoError
+    m, calls = api_harness.setup()
+    name = data.draw(st.sampled_from(sorted(calls)))
+    value = data.draw(st.one_of(
+        st.none(), st.integers(), st.floats(), st.text(max_size=8), st.binary(max_size=4),
+        st.booleans(), st.tuples(st.integers(-2, 2**40)), st.lists(st.integers(), max_size=3),
+        st.sampled_from([m.ptr("l0c", "f32"), m.ptr("ub", "i8"), m.ptr("bt", "f32"),
+                         m.gm_empty(4, "f16"), m.tile("Vec", "f32", 8, 8)])))
+    variants = list(api_harness.cases({name: calls[name]}, [value]))
+    case = variants[data.draw(st.integers(0, len(variants) - 1))]
+    saved = [b.copy() for b in api_harness.buffers(m)]
+    try:
+        getattr(m, case.method)(*case.args, **case.kwargs)
+    except PtoError as err:
+        assert isinstance(err, (TypeError, ValueError, NotImplementedError)), repr(err)
+        now = api_harness.buffers(m)
+        assert len(now) == len(saved) and all(np.array_equal(x, y) for x, y in zip(now, saved))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .errors import NotImplementedOpError
+import inspect
+
+from .errors import NotImplementedOpError, api_guard
 from .tile.ops import TileOps
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
@@ -29,3 +31,14 @@ class Machine(TileOps):
             raise NotImplementedOpError(f"{name} is a PTO op that ptosim does not implement "
                                         f"yet (see the README's support table)", op=name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def _guard_public_methods(cls: type) -> None:
+    """Every public method (and the constructor) raises only PtoErrors: `api_guard`."""
+    for name in ["__init__", *(n for n in dir(cls) if not n.startswith("_"))]:
+        fn = inspect.getattr_static(cls, name, None)
+        if inspect.isfunction(fn) and not getattr(fn, "__pto_guarded__", False):
+            setattr(cls, name, api_guard("Machine" if name == "__init__" else name, fn))
+
+
+_guard_public_methods(Machine)

@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import __version__
-from .errors import PtoError
+from .errors import PtoError, printable
 from .files import (GIB, MIB, Destination, FileUsageError, check_destination,
                     named_destination, parse_size, read_regular, write_all)
 from .targets import TARGETS, get_target
@@ -61,7 +61,7 @@ def _check(args: argparse.Namespace) -> int:
         print(f"{args.kernel}: @{kernel.entry} on {target}: {len(found.errors)} error(s); "
               f"{counts}", file=sys.stderr)
         return 1
-    print(f"{args.kernel}: @{kernel.entry} checks clean on {target}: {counts}")
+    print(printable(f"{args.kernel}: @{kernel.entry} checks clean on {target}: {counts}"))
     return 0
 
 
@@ -125,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
     head = (f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
             f"{result.ops} ops in {result.seconds:.3f} s, {checked}; ")
     if args.hazards == "error" and result.findings:
-        print(f"{head}wrote nothing (--hazards=error)")
+        print(printable(f"{head}wrote nothing (--hazards=error)"))
         return 1
     items: list[tuple[Destination, Any]] = [
         (dests[name], np.ascontiguousarray(data).view(np.uint8).reshape(-1))
@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
     written = [str(d.path if args.out_dir else files[d.label]) for d, _ in items
                if d.label != "--trace"]
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
-    print(f"{head}wrote {', '.join(written) or 'nothing'}{traced}")
+    print(printable(f"{head}wrote {', '.join(written) or 'nothing'}{traced}"))
     return 0
 
 
@@ -493,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         print(err if err.loc else f"ptosim: {err}", file=sys.stderr)
         return 1
     except RecursionError:
-        print(f"{getattr(args, 'kernel', '?')}: error: the kernel nests too deeply to run",
+        print(f"{printable(getattr(args, 'kernel', '?'))}: error: the kernel nests too deeply "
+              f"to run",
               file=sys.stderr)
         return 1
     except (Interrupted, KeyboardInterrupt) as exc:

@@ -7,12 +7,30 @@ tells what to fix: ``mte_ub_l1: l1_dst byte offset 48 is not 32-byte aligned``.
 
 from __future__ import annotations
 
+import functools
+import inspect
+import threading
 import warnings
-from typing import Callable
+from typing import Any, Callable
+
+
+def printable(text: object, *, keep_newlines: bool = False) -> str:
+    """``text`` with every control or invisible character (ESC, CR, newline, bidi
+    overrides ...) spelled as a visible escape (``\\x1b``, ``\\r``, ``\\n``, ``\\u202e``), so that
+    text from a kernel (``loc("...")`` file names, symbol names) can neither recolour a
+    terminal nor forge a second diagnostic line. ``keep_newlines`` leaves ``\\n`` alone for
+    messages that are multi-line by design (the deadlock report)."""
+    s = str(text)
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() or (keep_newlines and c == "\n") else repr(c)[1:-1]
+                   for c in s)
 
 
 class PtoError(Exception):
     """Base class of every error ptosim raises on purpose."""
+
+    MULTILINE = False   # True for reports whose message has several lines by design
 
     def __init__(self, message: str, *, op: str | None = None, operand: str | None = None,
                  loc: str | None = None) -> None:
@@ -24,7 +42,8 @@ class PtoError(Exception):
 
     def _render(self) -> str:
         text = f"{self.op}: {self.detail}" if self.op else self.detail
-        return f"{self.loc}: error: {text}" if self.loc else text
+        text = printable(text, keep_newlines=self.MULTILINE)
+        return f"{printable(self.loc)}: error: {text}" if self.loc else text
 
     def with_loc(self, loc: str) -> "PtoError":
         """Attach a source location (``file:line:col``) and re-render the message."""
@@ -40,13 +59,32 @@ class PtoSyntaxError(PtoError):
 class DeadlockError(PtoError):
     """Every unfinished core waits on a cross-core semaphore that nobody will signal."""
 
+    MULTILINE = True    # one line per blocked core
+
+
+class StructureError(PtoError):
+    """A kernel whose functions cannot run as written: an entry or callee that is only a
+    declaration, a call cycle, nesting deeper than ptosim runs, or an entry pointer
+    parameter outside GM."""
+
+
+class PtoTypeError(PtoError, TypeError):
+    """A Python API argument of the wrong type (``None`` for a count, a string for a
+    pointer ...); also a `TypeError`, so generic handlers keep working."""
+
+
+class PtoValueError(PtoError, ValueError):
+    """A Python API argument of the right type but an unusable value (a NaN count, an
+    empty shape tuple, an integer too large for any field ...); also a `ValueError`."""
+
 
 class UnknownDtypeError(PtoError, ValueError):
     """An element-type spelling that PTO does not define."""
 
 
-class VerifyError(PtoError):
-    """An op's operands break a rule of its manual page (checked before any byte moves)."""
+class VerifyError(PtoError, ValueError):
+    """An op's operands break a rule of its manual page (checked before any byte moves).
+    Also a `ValueError`: the operands have the right types but unusable values."""
 
 
 class SpaceError(VerifyError):
@@ -105,3 +143,96 @@ class warning_sink:
 
     def __exit__(self, *exc: object) -> None:
         _SINKS.remove(self.sink)
+
+
+# --- the Python API's guard --------------------------------------------------------------
+# Public entry points (Machine methods, Kernel.run) are wrapped once by `api_guard`. Their
+# rules raise PtoErrors; a builtin error that escapes them anyway (``None.space``,
+# ``int("x")``, numpy refusing a shape) comes from an argument nothing validated, and
+# becomes the matching PtoError subclass naming the op and, when its annotation shows it,
+# the argument. Only the outermost guarded call converts (a tile op names itself, not the
+# micro-op it lowers to). Every op validates before it writes, so a refusal has written
+# nothing (tests/test_api_hostile.py checks every byte).
+
+_BUILTIN_TO_PTO: tuple[tuple[type[BaseException], type[PtoError]], ...] = (
+    (TypeError, PtoTypeError), (AttributeError, PtoTypeError), (ValueError, PtoValueError),
+    (ArithmeticError, PtoValueError), (LookupError, PtoValueError),
+    (MemoryError, PtoValueError), (AssertionError, PtoValueError),
+)
+_depth = threading.local()
+
+
+def api_guard(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` raising only PtoErrors (see above); ``op`` names it in messages."""
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        depth = getattr(_depth, "n", 0)
+        _depth.n = depth + 1
+        try:
+            return fn(*args, **kwargs)
+        except PtoError:
+            raise
+        except Exception as err:     # noqa: BLE001 - converted below or re-raised
+            if depth:
+                raise                # the outermost guard converts, naming its op
+            for builtin, pto in _BUILTIN_TO_PTO:
+                if isinstance(err, builtin):
+                    culprit = _culprit(fn, args, kwargs)
+                    if culprit is not None:        # a wrong type: say which and what
+                        name, want, value = culprit
+                        raise PtoTypeError(f"argument {name} must be {want}, got {value}",
+                                           op=op, operand=name) from err
+                    raise pto(printable(_brief(err)), op=op) from err
+            raise
+        finally:
+            _depth.n = depth
+
+    guarded.__pto_guarded__ = True  # type: ignore[attr-defined]
+    return guarded
+
+
+def _brief(err: BaseException) -> str:
+    text = str(err) or type(err).__name__
+    text = text if len(text) <= 200 else text[:200] + " ..."
+    return f"{type(err).__name__}: {text}" if isinstance(err, (LookupError, AssertionError,
+                                                               MemoryError)) else text
+
+
+def _culprit(fn: Callable[..., Any], args: tuple, kwargs: dict
+             ) -> tuple[str, str, str] | None:
+    """(name, annotation, shown value) of the first argument whose value does not match
+    its annotation; None when all match or the call cannot bind (Python's own message
+    then names the argument)."""
+    sig = inspect.signature(fn)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    for name, value in bound.arguments.items():
+        annotation = str(sig.parameters[name].annotation).strip("'\"")
+        if name == "self" or not _mismatch(annotation, value):
+            continue
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:60] + "..."
+        return name, annotation, printable(f"{shown} ({type(value).__name__})")
+    return None
+
+
+def _mismatch(annotation: str, value: Any) -> bool:
+    import numbers
+    kinds = {k.strip(" '\"") for k in annotation.replace("|", ",").split(",")}
+    if value is None:
+        return "None" not in kinds and annotation != "object" and \
+            annotation != inspect.Parameter.empty.__name__
+    names = {type(value).__name__, *(c.__name__ for c in type(value).__mro__)}
+    if kinds & names:
+        return False
+    if "int" in kinds and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return False
+    if "float" in kinds and isinstance(value, numbers.Real):
+        return False
+    if any(k.startswith(("tuple", "Sequence", "list")) for k in kinds):
+        return not isinstance(value, (tuple, list))
+    return bool(kinds & {"int", "str", "bool", "float", "Ptr", "Tile", "GlobalTensor",
+                         "DType"})

@@ -20,8 +20,8 @@ from xdsl.ir import Operation
 
 from .api import Machine
 from .dtypes import dtype as _dtype
-from .errors import PtoError, PtoSyntaxError
-from .interp import kernel_function, run_kernel, target_of
+from .errors import PtoError, PtoSyntaxError, api_guard
+from .interp import check_structure, functions, kernel_function, run_kernel, target_of
 from .interp.diagnostics import Diagnostic, WarningLog
 from .interp.hazards import HazardChecker, buffer_namer
 from .interp.timeline import Observers, Timeline
@@ -71,6 +71,7 @@ class Kernel:
         self.filename = filename
         self.locate = locate
         self.func = kernel_function(module, entry)
+        check_structure(functions(module), self.func, locate)   # before anything walks it
         self.entry = self.func.properties["sym_name"].data   # type: ignore[union-attr]
         block = self.func.regions[0].blocks.first
         assert block is not None
@@ -162,6 +163,9 @@ class Kernel:
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
         return RunResult(outs, findings, log.diagnostics, timeline, m, ex.ops_executed, seconds,
                          tgt, self.entry)
+
+
+Kernel.run = api_guard("Kernel.run", Kernel.run)  # type: ignore[method-assign]
 
 
 def _scalar(p: Param, value: Any) -> Any:

@@ -22,7 +22,7 @@ from math import prod
 import numpy as np
 
 from .dtypes import DType, dtype as _dtype
-from .errors import PtoError
+from .errors import PtoValueError
 
 Mode = tuple[int, int]  # (size, stride in elements)
 
@@ -75,7 +75,7 @@ class Layout:
         rows = self.rows if rows is None else rows
         cols = self.cols if cols is None else cols
         if not (0 <= rows <= self.rows and 0 <= cols <= self.cols):
-            raise PtoError(f"region {rows}x{cols} exceeds layout {self.rows}x{self.cols}")
+            raise PtoValueError(f"region {rows}x{cols} exceeds layout {self.rows}x{self.cols}")
         r = _digits_dot(np.arange(rows, dtype=np.int64), self.row_modes)
         c = _digits_dot(np.arange(cols, dtype=np.int64), self.col_modes)
         return r[:, None] + c[None, :]
@@ -86,7 +86,7 @@ class Layout:
         d = _dtype(dt)
         need = byte_offset + self.span * d.size
         if byte_offset < 0 or need > buf.nbytes:
-            raise PtoError(f"layout {self.rows}x{self.cols} at byte {byte_offset} needs "
+            raise PtoValueError(f"layout {self.rows}x{self.cols} at byte {byte_offset} needs "
                            f"{need} bytes, the buffer has {buf.nbytes}")
         return np.ndarray(self.shape, d.np, buf, byte_offset,
                           tuple([t * d.size for t in self.strides]))
@@ -106,14 +106,14 @@ def fractal_box(dt: "DType | str", slayout: str, fractal: int = 512) -> tuple[in
     16 x 16 for the 1024 B accumulator fractal, 16 x 2 / 2 x 16 for the 32 B MX scale one."""
     c0 = _dtype(dt).c0
     if slayout not in ("RowMajor", "ColMajor"):
-        raise PtoError(f"SLayout {slayout!r} has no fractal box")
+        raise PtoValueError(f"SLayout {slayout!r} has no fractal box")
     if fractal == 512:
         return (16, c0) if slayout == "RowMajor" else (c0, 16)
     if fractal == 1024:
         return (16, 16)
     if fractal == 32:
         return (16, 2) if slayout == "RowMajor" else (2, 16)
-    raise PtoError(f"fractal size {fractal} is not one of 512, 1024, 32")
+    raise PtoValueError(f"fractal size {fractal} is not one of 512, 1024, 32")
 
 
 def layout_name(blayout: str, slayout: str) -> str:
@@ -121,7 +121,7 @@ def layout_name(blayout: str, slayout: str) -> str:
     try:
         return _BY_PAIR[(blayout, slayout)]
     except KeyError:
-        raise PtoError(f"no layout for BLayout={blayout!r}, SLayout={slayout!r}") from None
+        raise PtoValueError(f"no layout for BLayout={blayout!r}, SLayout={slayout!r}") from None
 
 
 def tile_layout(name: str, rows: int, cols: int, dt: "DType | str",
@@ -129,7 +129,7 @@ def tile_layout(name: str, rows: int, cols: int, dt: "DType | str",
     """Layout of a physical ``rows x cols`` tile (offsets in elements from the tile base)."""
     key = name.upper()
     if key not in TILE_LAYOUTS:
-        raise PtoError(f"unknown tile layout {name!r}; known: {', '.join(TILE_LAYOUTS)}")
+        raise PtoValueError(f"unknown tile layout {name!r}; known: {', '.join(TILE_LAYOUTS)}")
     if key == "ND":
         return Layout(((rows, cols),), ((cols, 1),))
     if key == "DN":
@@ -139,7 +139,7 @@ def tile_layout(name: str, rows: int, cols: int, dt: "DType | str",
     need_cols = key in ("NZ", "ZZ", "NN")
     need_rows = key in ("ZN", "ZZ", "NN")
     if (need_cols and cols % ic) or (need_rows and rows % ir):
-        raise PtoError(f"{key} tile {rows}x{cols} is not a whole number of {ir}x{ic} "
+        raise PtoValueError(f"{key} tile {rows}x{cols} is not a whole number of {ir}x{ic} "
                        f"fractals along its blocked side")
     if key == "NZ":
         return Layout(((rows, ic),), ((cols // ic, rows * ic), (ic, 1)))
@@ -157,7 +157,7 @@ def gm_layout(kind: str, shape: tuple[int, ...], stride: tuple[int, ...]) -> Lay
     NZ: rows = s2 s3, cols = s0 s1 s4 (canonical NZ: s3 = 16, s4 = C0).
     """
     if len(shape) != 5 or len(stride) != 5:
-        raise PtoError(f"a GlobalTensor view needs 5 sizes and 5 strides, got "
+        raise PtoValueError(f"a GlobalTensor view needs 5 sizes and 5 strides, got "
                        f"{len(shape)} and {len(stride)}")
     m = list(zip(shape, stride))
     key = kind.upper()
@@ -170,7 +170,7 @@ def gm_layout(kind: str, shape: tuple[int, ...], stride: tuple[int, ...]) -> Lay
     if key in _MX_MODES:        # MX scale views: element (r, c) of the M x K/32 (A) or
         rows, cols = _MX_MODES[key]           # K/32 x N (B) scale matrix
         return Layout(tuple(m[i] for i in rows), tuple(m[i] for i in cols))
-    raise PtoError(f"unknown GlobalTensor layout {kind!r}; known: ND, DN, NZ, "
+    raise PtoValueError(f"unknown GlobalTensor layout {kind!r}; known: ND, DN, NZ, "
                    f"{', '.join(_MX_MODES)}")
 
 
@@ -191,7 +191,7 @@ def gm_nz_canonical(rows: int, cols: int, dt: "DType | str") -> tuple[tuple[int,
     (rows a multiple of 16, cols a multiple of C0): byte-identical to an NZ tile."""
     c0 = _dtype(dt).c0
     if rows % 16 or cols % c0:
-        raise PtoError(f"canonical NZ view needs rows % 16 == 0 and cols % {c0} == 0, "
+        raise PtoValueError(f"canonical NZ view needs rows % 16 == 0 and cols % {c0} == 0, "
                        f"got {rows}x{cols}")
     s1, s2 = cols // c0, rows // 16
     return (1, s1, s2, 16, c0), (s1 * s2 * 16 * c0, s2 * 16 * c0, 16 * c0, c0, 1)

@@ -15,7 +15,8 @@ from typing import Callable
 import numpy as np
 
 from .dtypes import DType, dtype as _dtype, from_numpy
-from .errors import OutOfBoundsError, PtoError, SpaceError, TargetError
+from .errors import (OutOfBoundsError, PtoError, PtoTypeError, PtoValueError, SpaceError,
+                     TargetError)
 from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get_target
 
 GM_BASE = 0x1000_0000   # first GM allocation address (never 0, so null pointers stand out)
@@ -47,13 +48,13 @@ class Ptr:
 
     def __add__(self, elements: int) -> "Ptr":
         if type(elements) is not int and not isinstance(elements, np.integer):
-            raise PtoError(f"pointer arithmetic moves by whole elements; got {elements!r}")
+            raise PtoTypeError(f"pointer arithmetic moves by whole elements; got {elements!r}")
         return Ptr(self.space, self.dtype, self.offset + int(elements) * self.dtype.size,
                    self.sub, self.block)
 
     def __sub__(self, elements: int) -> "Ptr":
         if type(elements) is not int and not isinstance(elements, np.integer):
-            raise PtoError(f"pointer arithmetic moves by whole elements; got {elements!r}")
+            raise PtoTypeError(f"pointer arithmetic moves by whole elements; got {elements!r}")
         return self + (-int(elements))
 
     def cast(self, dt: "DType | str") -> "Ptr":
@@ -91,7 +92,7 @@ class MachineState:
                  poison: int | None = None, ctrl: int | None = None) -> None:
         self.target: Target = get_target(target)
         if not isinstance(block_dim, int) or block_dim < 1:
-            raise PtoError(f"block_dim must be a positive integer, got {block_dim!r}")
+            raise PtoValueError(f"block_dim must be a positive integer, got {block_dim!r}")
         fill = 0 if poison is None else int(poison) & 0xFF
         self._fill = fill
         # CTRL register: bit 48 = nosat, bit 50 = sat keeps NaN. A kernel's cores start
@@ -133,7 +134,8 @@ class MachineState:
         dt = _dtype(dtype)
         self.require_dtype(dt)
         if not isinstance(n, (int, np.integer)) or n < 0:
-            raise PtoError(f"gm_empty: element count must be a non-negative integer, got {n!r}")
+            raise PtoValueError(f"gm_empty: element count must be a non-negative integer, "
+                                f"got {n!r}")
         return self._allocate(int(n) * dt.size, dt)
 
     def _allocate(self, nbytes: int, dt: DType) -> Ptr:
@@ -153,12 +155,12 @@ class MachineState:
         if sp == "gm":
             raise SpaceError("GM pointers come from m.gm(array) or m.gm_empty(n, dtype)")
         if type(block) is not int or not 0 <= block < len(self.blocks):
-            raise PtoError(f"block {block} does not exist (block_dim = {len(self.blocks)})")
+            raise PtoValueError(f"block {block} does not exist (block_dim = {len(self.blocks)})")
         if sp == "ub":
             if type(subblock) is not int or subblock not in range(VECTOR_SUBBLOCKS):
-                raise PtoError(f"subblock must be 0 or 1, got {subblock!r}")
+                raise PtoValueError(f"subblock must be 0 or 1, got {subblock!r}")
         elif subblock != 0:
-            raise PtoError(f"subblock selects a vector sub-block's UB; {sp} belongs to the "
+            raise PtoValueError(f"subblock selects a vector sub-block's UB; {sp} belongs to the "
                            f"cube core (got subblock={subblock})")
         local = byte_offset & 0xFFFF if sp == "fb" and isinstance(byte_offset, (int, np.integer)) \
             else byte_offset
@@ -182,8 +184,8 @@ class MachineState:
         what the op does with those bytes: "R" reads, "W" writes, "RW" both, "A" a GM
         atomic read-modify-write (one of ACCESS_ROLES; the hazard checker trusts it)."""
         if access not in ACCESS_ROLES:
-            raise PtoError(f"region: access must be one of {', '.join(ACCESS_ROLES)}, got "
-                           f"{access!r}", op=op, operand=operand)
+            raise PtoValueError(f"region: access must be one of {', '.join(ACCESS_ROLES)}, "
+                                f"got {access!r}", op=op, operand=operand)
         who = operand or "pointer"
         if ptr.space == "gm":
             i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
@@ -223,7 +225,7 @@ class MachineState:
     def read(self, ptr: Ptr, count: int) -> np.ndarray:
         """A copy of ``count`` elements at ``ptr`` as a numpy array of its carrier dtype."""
         if not isinstance(count, (int, np.integer)) or count < 0:
-            raise PtoError(f"read: count must be a non-negative integer, got {count!r}")
+            raise PtoValueError(f"read: count must be a non-negative integer, got {count!r}")
         nbytes = int(count) * ptr.dtype.size
         data, start = self.region(ptr, nbytes, access="R", op="read")
         return data[start:start + nbytes].view(ptr.dtype.np).copy()
@@ -251,6 +253,6 @@ def _as_carrier(arr: np.ndarray, dt: DType) -> np.ndarray:
     if arr.dtype.kind == "u" and arr.dtype.itemsize == dt.size:
         return np.ascontiguousarray(arr).view(dt.np)
     if dt.kind == "packed":
-        raise PtoError(f"{dt.name} holds raw codes: pass an unsigned integer array of "
+        raise PtoValueError(f"{dt.name} holds raw codes: pass an unsigned integer array of "
                        f"{dt.size}-byte items, got {arr.dtype}")
     return np.ascontiguousarray(arr.astype(dt.np))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dtypes import DTYPES
-from .errors import PtoError
+from .errors import PtoValueError
 
 KIB = 1024
 
@@ -124,7 +124,7 @@ def get_target(name: "str | Target") -> Target:
         return name
     key = name.strip().lower()
     if key not in TARGETS:
-        raise PtoError(f"unknown target {name!r}; known targets: {', '.join(TARGETS)}")
+        raise PtoValueError(f"unknown target {name!r}; known targets: {', '.join(TARGETS)}")
     return TARGETS[key]
 
 
@@ -133,6 +133,6 @@ def canonical_space(name: str) -> str:
     key = name.strip().lower()
     key = SPACE_ALIASES.get(key, key)
     if key not in SPACES:
-        raise PtoError(f"unknown address space {name!r}; known: "
+        raise PtoValueError(f"unknown address space {name!r}; known: "
                        f"{', '.join(SPACES)} (aliases: {', '.join(SPACE_ALIASES)})")
     return key

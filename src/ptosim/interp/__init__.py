@@ -12,6 +12,7 @@ from ..machine import MachineState
 from .diagnostics import WarningLog
 from .executor import VECTOR_OPS, Core, Executor
 from .scheduler import SyncService, launch
+from .structure import check_structure, is_declaration
 
 KERNEL_ATTRS = ("pto.aicore", "pto.kernel")
 
@@ -40,7 +41,10 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
     kernels = [f for f in funcs.values() if any(a in f.attributes for a in KERNEL_ATTRS)]
     if len(kernels) == 1:
         return kernels[0]
-    if not kernels and len(funcs) == 1:
+    defined = [f for f in funcs.values() if not is_declaration(f)]   # not the callees'
+    if not kernels and len(defined) == 1:                            # declarations
+        return defined[0]
+    if not kernels and len(funcs) == 1:     # a lone declaration: check_structure says so
         return next(iter(funcs.values()))
     names = ", ".join("@" + f.properties["sym_name"].data for f in (kernels or funcs.values()))
     raise EntryError(f"the module has {len(kernels) or len(funcs)} candidate kernel functions "
@@ -100,6 +104,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     0: no limit) stops the run with an ``OpBudgetError`` once that many ops have run, over
     all cores."""
     func = kernel_function(module, entry)
+    check_structure(functions(module), func, locate)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
     sync = SyncService(machine.target.name, functions(module))
     sync.observer = observer
@@ -116,4 +121,4 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
 
 
 __all__ = ["run_kernel", "kernel_function", "EntryError", "kernel_kind", "target_of", "functions",
-           "cores_for", "Core"]
+           "cores_for", "Core", "check_structure"]

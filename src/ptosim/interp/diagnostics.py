@@ -13,11 +13,14 @@ from typing import Callable
 
 from xdsl.ir import Operation
 
+from ..errors import printable
+
 
 def render(loc: str | None, severity: str, message: str, count: int = 1) -> str:
-    """One diagnostic line, the way every ptosim command prints it."""
+    """One diagnostic line, the way every ptosim command prints it (control characters
+    escaped: locations and names come from the kernel's text)."""
     more = f" (seen {count} times)" if count > 1 else ""
-    return f"{loc or '?'}: {severity}: {message}{more}"
+    return printable(f"{loc or '?'}: {severity}: {message}{more}")
 
 
 @dataclass

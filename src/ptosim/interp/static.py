@@ -10,16 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from ..api import Machine
-from ..errors import PtoError, warning_sink
+from ..errors import OutOfBoundsError, PtoError, warning_sink
+from ..machine import GM_GUARD, Ptr
 from .diagnostics import Diagnostic, WarningLog
 from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
 from .tiles import resolve
 
-SCRATCH_GM = 1 << 30        # bytes; numpy zero pages are committed only when touched
+SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may address
 _FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {
     "pto.castptr", "pto.addptr", "pto.make_tensor_view", "pto.partition_view",
     "pto.tile_buf_addr"}
@@ -41,8 +43,8 @@ class CheckResult:
 def check_kernel(module: ModuleOp, func: Operation, target: str,
                  locate: Callable[[Operation], str | None]) -> CheckResult:
     """Verify every op whose operands are known without running the kernel."""
-    m = Machine(target=target)
-    gm = m.gm_empty(SCRATCH_GM, "ui8")
+    m = _ScratchMachine(target)
+    gm = m.scratch
     result = CheckResult()
     log = WarningLog(locate)
     ex = Executor(m, locate, sync=None)
@@ -112,6 +114,57 @@ def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreSta
         return
     pos, kw = op.python_call()  # type: ignore[attr-defined]
     _verify_call(op, call, _resolve(st.env, pos), _resolve(st.env, kw), locate, result)
+
+
+class _ScratchMachine(Machine):
+    """A Machine whose kernel GM arguments all point into one virtual allocation of
+    `SCRATCH_GM` bytes. Only the span of bytes the checked ops touch is backed by memory
+    (grown on demand), so `check` needs memory in proportion to the kernel's accesses, not
+    a 1 GiB array (whose address space alone broke `ulimit -v` limits)."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__(target=target)
+        self.scratch = self.gm_empty(0, "ui8")
+        self._gm_next = self.scratch.offset + SCRATCH_GM + GM_GUARD   # keep the range free
+        self._lo = 0
+        self._store = np.zeros(0, np.uint8)     # backs scratch bytes [_lo, _lo + size)
+
+    def region(self, ptr: Ptr, nbytes: int, *args: Any, **kwargs: Any
+               ) -> tuple[np.ndarray, int]:
+        base = self.scratch.offset
+        if ptr.space != "gm" or not base <= ptr.offset < base + SCRATCH_GM:
+            return super().region(ptr, nbytes, *args, **kwargs)
+        start = ptr.offset - base
+        if start + nbytes > SCRATCH_GM:
+            raise OutOfBoundsError(
+                f"{kwargs.get('operand') or 'pointer'} touches GM bytes [{ptr.offset:#x}, "
+                f"{ptr.offset + nbytes:#x}) but its allocation is [{base:#x}, "
+                f"{base + SCRATCH_GM:#x}) ({SCRATCH_GM} bytes)", op=kwargs.get("op"),
+                operand=kwargs.get("operand"))
+        lo, hi = self._lo, self._lo + self._store.size
+        if self._store.size == 0:
+            lo, hi = start, start
+        if start < lo or start + nbytes > hi:
+            new_lo, new_hi = min(lo, start), max(hi, start + nbytes)
+            if new_hi - new_lo > max(4 * (hi - lo + nbytes), _SPAN):
+                # far from the bytes touched so far: a window of its own, not kept (the
+                # checks look at addresses, not at what earlier ops left in GM)
+                return _zeros(nbytes, kwargs.get("op")), 0
+            store = _zeros(new_hi - new_lo, kwargs.get("op"))
+            store[lo - new_lo:hi - new_lo] = self._store
+            self._lo, self._store = new_lo, store
+        return self._store, start - self._lo
+
+
+_SPAN = 16 << 20     # bytes the scratch span may always grow to
+
+
+def _zeros(nbytes: int, op: str | None) -> np.ndarray:
+    try:
+        return np.zeros(nbytes, np.uint8)
+    except MemoryError:
+        raise PtoError(f"the op touches {nbytes} bytes of GM, more than `check` can "
+                       f"allocate here", op=op) from None
 
 
 def _verify_call(op: Operation, call: Callable[..., Any], args: list[Any],

@@ -1,0 +1,193 @@
+"""Hostile-argument harness for the Python API (used by test_api_hostile.py).
+
+Every public `Machine` method gets one valid baseline call; the harness then replaces one
+argument at a time (each positional, each keyword, each element of a clause tuple) by a
+hostile value and calls again on a fresh copy of the machine. A refusal must be a
+`PtoError` and must leave every byte of machine memory (on-chip buffers and GM) as it was.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+import ptosim
+from ptosim.errors import PtoError
+
+
+class Opaque:
+    """An object of no expected type."""
+
+
+HOSTILE: list[Any] = [None, -1, 0, 2**70, -2**70, 1.5, math.nan, math.inf, "x", "", b"x",
+                      (), (1,), [None], {}, Opaque(), True, np.int64(-1), np.float32(math.nan),
+                      np.array([1, 2]), (2**40, 2**40), ("a", "b", "c")]
+
+
+@dataclass
+class Case:
+    method: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+    where: str                   # which argument was replaced
+
+
+def machine() -> ptosim.Machine:
+    return ptosim.Machine(target="a5")
+
+
+def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]]:
+    """A machine and one valid call per public method (they all succeed on it)."""
+    m = machine()
+    a = np.arange(40 * 50, dtype=np.float16).reshape(40, 50)
+    src = m.gm(a)
+    out16 = m.gm_empty(40 * 50, "f16")
+    out32 = m.gm_empty(40 * 64, "f32")
+    l1 = m.ptr("l1", "f16", 0)
+    ub = m.ptr("ub", "f16", 0)
+    l0a, l0b = m.ptr("l0a", "f16", 0), m.ptr("l0b", "f16", 0)
+    l0c = m.ptr("l0c", "f32", 0)
+    mat = m.tile("Mat", "f16", 48, 64, blayout="ColMajor", slayout="RowMajor", valid=(40, 50),
+                 addr=0)
+    matb = m.tile("Mat", "f16", 64, 64, blayout="ColMajor", slayout="RowMajor",
+                  valid=(50, 64), addr=65536)
+    left = m.tile("Left", "f16", 48, 64, valid=(40, 50))
+    right = m.tile("Right", "f16", 64, 64, valid=(50, 64))
+    acc = m.tile("Acc", "f32", 48, 64, valid=(40, 64))
+    bias = m.tile("Bias", "f32", 1, 64, valid=(1, 64))
+    vec = m.tile("Vec", "f16", 40, 64, valid=(40, 50))
+    vec2 = m.tile("Vec", "f16", 40, 64, valid=(40, 50), addr=16384, pad="Zero")
+    g = m.global_tensor(src, shape=(1, 1, 1, 40, 50), stride=(2000, 2000, 2000, 50, 1))
+    g32 = m.global_tensor(out32, shape=(1, 1, 1, 40, 64), stride=(0, 0, 0, 64, 1))
+    calls: dict[str, tuple[list[Any], dict[str, Any]]] = {
+        "gm": ([a], {"dtype": "f16"}),
+        "gm_empty": ([16, "f32"], {}),
+        "ptr": (["l1", "f16", 32], {"subblock": 0, "block": 0}),
+        "read": ([src, 16], {}),
+        "write": ([ub, np.ones(16, np.float16)], {}),
+        "tile": (["Vec", "f16", 16, 64], {"valid": (16, 50), "pad": "Zero", "addr": 32768}),
+        "global_tensor": ([src, (1, 1, 1, 40, 50), (2000, 2000, 2000, 50, 1)],
+                          {"layout": "ND"}),
+        "read_tile": ([vec], {}),
+        "require_dtype": ([ptosim.dtype("f16")], {}),
+        "region": ([src, 16], {"access": "R", "op": "x", "operand": "y"}),
+        "mte_gm_ub": ([src, ub, 0, 100], {"nburst": (40, 100, 128), "pad": (0.0,),
+                                          "loop": [(1, 0, 0)]}),
+        "mte_ub_gm": ([ub, out16, 100], {"nburst": (40, 128, 100)}),
+        "mte_ub_ub": ([ub, ub + 64 * 40, 4], {"nburst": (10, 0, 0)}),
+        "mte_gm_l1": ([src, l1, 100], {"nburst": (40, 100, 128)}),
+        "mte_ub_l1": ([ub, l1, 4], {"nburst": (10, 0, 0)}),
+        "mte_l1_ub": ([l1, ub, 4], {"nburst": (10, 0, 0)}),
+        "mte_gm_l1_frac": ([src, l1, "nd2nz"], {"shape": (40, 50), "src_layout": (100,),
+                                                "dst_group": (1, 1, 48, 0), "ctrl": (0, False)}),
+        "mte_l1_l0a": ([l1, l0a, 40, 50], {"transpose": False}),
+        "mte_l1_l0b": ([l1, l0b, 50, 40], {"transpose": True}),
+        "mte_l1_bt": ([m.ptr("l1", "f32", 0), m.ptr("bt", "f32", 0), 2], {"nburst": (1, 0, 0)}),
+        "mte_l1_fb": ([m.ptr("l1", "ui64", 0), m.ptr("fb", "ui64", 0), 2],
+                      {"nburst": (1, 0, 0)}),
+        "mad": ([l0a, l0b, l0c, 40, 40, 50], {"sat": "sat"}),
+        "mad_acc": ([l0a, l0b, l0c, 40, 40, 50], {}),
+        "mad_bias": ([l0a, l0b, l0c, m.ptr("bt", "f32", 0), 40, 40, 50], {}),
+        "mte_l0c_gm": ([l0c, out32, 40, 64, 48, 64, 0, 0], {"layout": "nz2nd"}),
+        "mte_l0c_l1": ([l0c, m.ptr("l1", "f16", 0), 40, 64, 48, 48],
+                       {"pre_quant": (0.5, "qf322f16_pre_scalar")}),
+        "mte_l0c_ub": ([l0c, m.ptr("ub", "f32", 0), 40, 60, 48, 64],
+                       {"dst_mode": 1, "layout": "nz2nd", "sat": "sat",
+                        "pre_relu": (0.1, "scalar_relu", None)}),
+        "TLOAD": ([mat, g], {"cpu_sim_compat": False}),
+        "TSTORE": ([g32, acc], {}),
+        "TMOV": ([left, mat], {}),
+        "TEXTRACT": ([left, mat, 0, 0], {}),
+        "TINSERT": ([vec2, vec, 0, 0], {}),
+        "TFILLPAD": ([vec2, vec], {"mode": "plain"}),
+        "TMATMUL": ([acc, left, right], {}),
+        "TMATMUL_ACC": ([acc, left, right], {}),
+        "TMATMUL_BIAS": ([acc, left, right, bias], {}),
+        # MX ops: baselines with fp16 tiles are refused; every hostile variant must be too
+        "TMATMUL_MX": ([acc, left, left, right, right], {}),
+        "TMATMUL_MX_ACC": ([acc, left, left, right, right], {}),
+        "TMATMUL_MX_BIAS": ([acc, left, left, right, right, bias], {}),
+    }
+    del matb
+    return m, calls
+
+
+REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS"}
+
+
+def cases(calls: dict[str, tuple[list[Any], dict[str, Any]]],
+          values: list[Any] = HOSTILE) -> Iterator[Case]:
+    """One hostile value at a time in every argument and clause element."""
+    for name, (args, kwargs) in calls.items():
+        for i, arg in enumerate(args):
+            for v in values:
+                yield Case(name, args[:i] + [v] + args[i + 1:], kwargs, f"arg {i}")
+            if isinstance(arg, tuple):
+                for j in range(len(arg)):
+                    for v in values:
+                        bad = arg[:j] + (v,) + arg[j + 1:]
+                        yield Case(name, args[:i] + [bad] + args[i + 1:], kwargs,
+                                   f"arg {i}[{j}]")
+        for key, val in kwargs.items():
+            for v in values:
+                yield Case(name, args, {**kwargs, key: v}, key)
+            parts = val if isinstance(val, tuple) else val[0] if isinstance(val, list) \
+                and val and isinstance(val[0], tuple) else None
+            if parts is not None:
+                for j in range(len(parts)):
+                    for v in values:
+                        bad = parts[:j] + (v,) + parts[j + 1:]
+                        yield Case(name, args, {**kwargs, key: [bad] if isinstance(val, list)
+                                                else bad}, f"{key}[{j}]")
+        for v in values[:3]:
+            yield Case(name, args, {**kwargs, "no_such_keyword": v}, "unknown keyword")
+        yield Case(name, args[:-1], kwargs, "missing argument")
+
+
+def buffers(m: ptosim.Machine) -> list[np.ndarray]:
+    """Every byte array of the machine: on-chip buffers, FB banks, GM allocations."""
+    out = []
+    for blk in m.blocks:
+        out += list(blk.cube.values()) + list(blk.ub) + list(blk.fb_banks.values())
+    return out + [a.data for a in m._gm]
+
+
+def _words(a: np.ndarray) -> np.ndarray:
+    return a.view(np.uint64) if a.size % 8 == 0 else a
+
+
+@dataclass
+class Outcome:
+    case: Case
+    error: BaseException | None    # None: the call was accepted
+    wrote: bool                    # memory changed although the call was refused
+
+
+def run(values: list[Any] = HOSTILE, methods: set[str] | None = None) -> Iterator[Outcome]:
+    """Every case on a fresh machine per method; refused calls are checked byte for byte
+    against a copy of every buffer taken before them."""
+    import warnings
+    names = list(setup()[1])
+    for name in names:
+        if methods is not None and name not in methods:
+            continue
+        m, calls = setup()
+        saved = [b.copy() for b in buffers(m)]
+        for case in cases({name: calls[name]}, values):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    getattr(m, case.method)(*case.args, **case.kwargs)
+                except BaseException as err:  # noqa: BLE001 - the harness classifies all
+                    now = buffers(m)
+                    wrote = len(now) != len(saved) or any(
+                        not np.array_equal(_words(x), _words(y)) for x, y in zip(now, saved))
+                    yield Outcome(case, err, wrote)
+                    if wrote:
+                        saved = [b.copy() for b in buffers(m)]
+                    continue
+            saved = [b.copy() for b in buffers(m)]
+            yield Outcome(case, None, False)
