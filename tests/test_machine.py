@@ -288,3 +288,16 @@ def test_planned_ops_raise_not_implemented():
         m.mad_mx(None, None, None, 16, 16, 64)
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         m.nonsense
+
+
+def test_block_dim_is_bounded_by_the_targets_ai_cores():
+    """Each block holds ~1.4 MB of buffers: the Python face refuses more blocks than the
+    target has AI cores unless told to, as `--block-dim` does."""
+    for target, most in (("a2a3", 24), ("a5", 36)):
+        assert len(ptosim.Machine(target, block_dim=most).blocks) == most
+        with pytest.raises(ptosim.PtoValueError, match=rf"block_dim {most + 1} exceeds the "
+                           rf"{most} blocks \(AI cores\) of {target}; pass "
+                           rf"force_block_dim=True to run it anyway"):
+            ptosim.Machine(target, block_dim=most + 1)
+        assert len(ptosim.Machine(target, block_dim=most + 1, force_block_dim=True).blocks) \
+            == most + 1

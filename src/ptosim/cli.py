@@ -112,7 +112,8 @@ def _run(args: argparse.Namespace) -> int:
         result = kernel.run(values, target=args.target, block_dim=args.block_dim,
                             progress=progress.update, hazards=not args.no_hazards,
                             trace=args.trace is not None, warnings=log,
-                            max_ops=args.max_ops or None, ctrl=args.ctrl)
+                            max_ops=args.max_ops or None, ctrl=args.ctrl,
+                            force_block_dim=args.force_block_dim)
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it

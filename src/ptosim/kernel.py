@@ -112,14 +112,15 @@ class Kernel:
             progress: Callable[[int, float], None] | None = None,
             hazards: bool = True, trace: bool = False,
             warnings: WarningLog | None = None, max_ops: int | None = None,
-            ctrl: int | None = None) -> RunResult:
+            ctrl: int | None = None, force_block_dim: bool = False) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
         see the warnings of a run that fails. ``max_ops`` bounds the ops run over all cores
         (an ``OpBudgetError`` naming the loop still running; None or 0: no limit).
         ``ctrl``: every core's CTRL register at entry (default `machine.ENTRY_CTRL`, the
-        non-saturating mode)."""
+        non-saturating mode). ``block_dim`` is at most the target's AI-core count unless
+        ``force_block_dim``."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -131,7 +132,7 @@ class Kernel:
             raise UsageError(f"missing value for parameter(s) {', '.join(missing)} of "
                              f"@{self.entry}")
         tgt = self.target(target)
-        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl)
+        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl, force_block_dim=force_block_dim)
         values, gm_params = [], []
         for p in self.params:
             v = bound[p.index]

@@ -89,10 +89,16 @@ class MachineState:
     """Buffers and pointers of a simulated NPU; see `ptosim.Machine` for the ops."""
 
     def __init__(self, target: "str | Target" = "a5", *, block_dim: int = 1,
-                 poison: int | None = None, ctrl: int | None = None) -> None:
+                 poison: int | None = None, ctrl: int | None = None,
+                 force_block_dim: bool = False) -> None:
         self.target: Target = get_target(target)
         if not isinstance(block_dim, int) or block_dim < 1:
             raise PtoValueError(f"block_dim must be a positive integer, got {block_dim!r}")
+        if block_dim > self.target.max_blocks and not force_block_dim:
+            # each block holds ~1.4 MB of buffers: an unbounded count exhausts memory
+            raise PtoValueError(f"block_dim {block_dim} exceeds the {self.target.max_blocks} "
+                                f"blocks (AI cores) of {self.target.name}; pass "
+                                f"force_block_dim=True to run it anyway")
         fill = 0 if poison is None else int(poison) & 0xFF
         self._fill = fill
         # CTRL register: bit 48 = nosat, bit 50 = sat keeps NaN. A kernel's cores start
