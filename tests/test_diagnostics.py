@@ -12,6 +12,7 @@ from ptosim.cli import main
 from ptosim.errors import NotImplementedOpError, PtoWarning, warn, warning_sink
 from ptosim.interp.diagnostics import WarningLog
 from ptosim.interp.static import check_kernel
+from ptosim.isa import spec
 from ptosim.kernel import Kernel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,8 +96,9 @@ def test_check_locates_unimplemented_ops_and_goes_on(tmp_path, capsys):
     text = (ROOT / "examples" / "cube_vector" / "kernel.pto").read_text()
     k = Kernel.from_text(text, "k.pto")
     # pretend the first frac load is an op without an implementation
-    first = next(op for op in k.func.walk() if getattr(op, "MACHINE_METHOD", None))
-    first.MACHINE_METHOD = "mte_l1_l0a_mx"      # instance attribute: this op only
+    first = next(op for op in k.func.walk()
+                 if getattr(op, "SPEC", None) is not None and op.SPEC.kind == "micro")
+    first.SPEC = spec("mte_l1_l0a_mx")          # instance attribute: this op only
     found = check_kernel(k.module, k.func, "a5", k.locate)
     assert [type(e) for e in found.errors] == [NotImplementedOpError]
     assert str(found.errors[0]).startswith("k.pto:30:7: error: mte_l1_l0a_mx:")

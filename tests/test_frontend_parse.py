@@ -350,7 +350,7 @@ def pick(fragment: str) -> str:
 def test_python_call_has_the_machine_method_shape(line, method, expected):
     module = parse_module(kernel(line))
     (op,) = [o for o in module.walk() if isinstance(o, MicroOp)]
-    assert op.MACHINE_METHOD == method
+    assert op.SPEC.method == method
     pos, kw = op.python_call()
     assert all(isinstance(v, SSAValue) for v in pos if not isinstance(v, str))
     assert (names(pos), names(kw)) == expected
@@ -359,9 +359,9 @@ def test_python_call_has_the_machine_method_shape(line, method, expected):
 def test_every_micro_op_names_a_machine_method():
     machine = ptosim.Machine()
     for cls in MICRO_OPS:
-        assert cls.name == "pto." + cls.MACHINE_METHOD
-        assert cls.MACHINE_METHOD in PLANNED_OPS or callable(getattr(machine,
-                                                                     cls.MACHINE_METHOD))
+        assert cls.name == "pto." + cls.SPEC.method
+        assert cls.SPEC.method in PLANNED_OPS or callable(getattr(machine,
+                                                                     cls.SPEC.method))
 
 
 def test_accessors_of_the_other_ops():
@@ -464,7 +464,7 @@ def _run(module: object, machine: ptosim.Machine, args: list) -> None:
                                          ptr_info(op.result.type)[0], env[op.input])
         elif isinstance(op, MicroOp):
             pos, kw = op.python_call()
-            getattr(machine, op.MACHINE_METHOD)(*value(pos),
+            getattr(machine, op.SPEC.method)(*value(pos),
                                                 **{k: value(v) for k, v in kw.items()})
 
 

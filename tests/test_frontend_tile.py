@@ -389,7 +389,7 @@ EXPECTED_CALLS = {
 def test_tile_call_is_in_machine_order(cls):
     method, calls = EXPECTED_CALLS[cls]
     ops = ops_of(parse_module(CUBE), cls)
-    assert cls.TILE_METHOD == method
+    assert cls.SPEC.method == method
     for op, expected in zip(ops, calls, strict=True):
         pos, kw = op.tile_call()
         assert all(isinstance(v, SSAValue) for v in pos) and kw == {}
@@ -399,7 +399,7 @@ def test_tile_call_is_in_machine_order(cls):
 def test_fillpad_calls_and_modes():
     ops = [op for text in (VEC, DYNAMIC) for op in parse_module(text).walk()
            if isinstance(op, (TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp))]
-    got = [(op.TILE_METHOD, op.FILL_MODE, names(op.tile_call()[0])) for op in ops]
+    got = [(op.SPEC.method, op.FILL_MODE, names(op.tile_call()[0])) for op in ops]
     assert got == [("TFILLPAD", "plain", ["dst", "src"]), ("TFILLPAD", "inplace", ["dst", "dst"]),
                    ("TFILLPAD", "expand", ["u", "t"])]
     assert all(op.tile_call()[1] == {"mode": op.FILL_MODE} for op in ops)
@@ -419,7 +419,7 @@ def test_tmatmul_acc_keeps_its_input_accumulator():
 def test_every_tile_method_is_a_machine_method():
     machine = ptosim.Machine()
     for cls in TILE_OPS:
-        assert callable(getattr(machine, cls.TILE_METHOD))
+        assert callable(getattr(machine, cls.SPEC.method))
         assert cls.CALL[0] == cls.SLOTS[-1][0]     # the outs(...) operand comes first
 
 

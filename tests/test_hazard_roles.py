@@ -10,7 +10,7 @@ import pytest
 import ptosim
 from ptosim.interp.executor import Core
 from ptosim.interp.hazards import HazardChecker, buffer_namer
-from ptosim.interp.tiles import tile_core, tile_pipe
+from ptosim.isa import BY_METHOD
 from ptosim.kernel import Kernel
 
 
@@ -28,11 +28,9 @@ def observe(m, calls):
     m.access_hook = chk.access
     try:
         for method, args, kw, *core in calls:
-            if core:
-                where, pipe = core[0], None
-            else:
-                where, pipe = Core(tile_core(args), 0, 0), tile_pipe(method, args)
-            chk.begin_op(where, FakeOp(method), method, args, pipe=pipe)
+            spec = BY_METHOD[method]
+            where = core[0] if core else Core(spec.core_of(args), 0, 0)
+            chk.begin_op(where, FakeOp(method), spec, args, spec.pipe_of(args))
             getattr(m, method)(*args, **kw)
             chk.end_op()
     finally:

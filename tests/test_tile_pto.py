@@ -152,7 +152,10 @@ def test_tstore_attributes_atomic_add_and_relu():
 
 
 def test_tile_op_pipes_follow_the_source_role():
-    from ptosim.interp.tiles import tile_pipe
+    from ptosim.isa import BY_METHOD
+
+    def tile_pipe(method, args):
+        return BY_METHOD[method].pipe_of(args)
     m = ptosim.Machine(target="a5")
     acc, vec = m.tile("Acc", "f32", 16, 16), m.tile("Vec", "f32", 16, 16)
     mat = m.tile("Mat", "f16", 16, 16, blayout="ColMajor", slayout="RowMajor")

@@ -5,13 +5,11 @@ from __future__ import annotations
 import inspect
 
 from .errors import NotImplementedOpError, api_guard
+from .isa import planned_methods
 from .tile.ops import TileOps
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
-PLANNED_OPS = frozenset({
-    "mte_l1_l0a_mx", "mte_l1_l0b_mx", "mad_mx", "mad_mx_acc", "mad_mx_bias",
-    "set_flag", "wait_flag", "barrier", "pipe_barrier",
-})
+PLANNED_OPS = planned_methods()
 
 
 class Machine(TileOps):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .dtypes import DTYPES
 from .errors import PtoValueError
+from .isa import target_ops
 
 KIB = 1024
 
@@ -29,13 +30,6 @@ _COMMON_DTYPES = frozenset({"f16", "bf16", "f32", "i8", "si8", "ui8", "i16", "si
 _A5_ONLY_DTYPES = frozenset({"f8E4M3FN", "f8E5M2", "f8E8M0FNU", "hif8", "hif8x2",
                              "f4E2M1x2", "f4E1M2x2"})
 
-_COMMON_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_gm_l1", "mte_gm_l1_frac",
-                         "mte_l1_l0a", "mte_l1_l0b", "mte_l1_bt", "mte_l1_fb",
-                         "mad", "mad_acc", "mad_bias", "mte_l0c_gm", "mte_l0c_l1"})
-# The UB<->L1 data path between the vector and cube cores exists on A5 only (see
-# docs/semantics.md, "UB<->L1 path").
-_A5_ONLY_OPS = frozenset({"mte_ub_l1", "mte_l1_ub", "mte_l0c_ub"})
-
 # FIXPIPE quantisation modes whose math the sources pin down (docs/semantics.md, FIXPIPE).
 _QUANT_COMMON = frozenset({
     "f32_f16", "f32_bf16", "qf322f16_pre_scalar", "qf322f16_pre_vec", "qf322bf16_pre_scalar",
@@ -52,7 +46,7 @@ class Target:
     name: str
     capacity: dict[str, int]
     dtypes: frozenset[str]
-    ops: frozenset[str]
+    ops: frozenset[str]             # micro-ops that exist here (from the op registry)
     l0a_layout: str = "NZ"          # fractal layout of the left operand in L0A
     mad_types: frozenset[tuple[str, str, str]] = frozenset()   # (lhs, rhs, acc) triples
     align: int = 32                 # base-address alignment of every on-chip buffer access
@@ -87,7 +81,7 @@ A2A3 = Target(
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 128 * KIB,
               "ub": 192 * KIB, "bt": 1 * KIB, "fb": 2 * KIB, "l0a_mx": 0, "l0b_mx": 0},
     dtypes=_COMMON_DTYPES,
-    ops=_COMMON_OPS,
+    ops=target_ops("a2a3"),
     l0a_layout="ZZ",
     mad_types=_MAD_COMMON,
     bt_unit=64,
@@ -104,7 +98,7 @@ A5 = Target(
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,
               "l0b_mx": 4 * KIB},
     dtypes=_COMMON_DTYPES | _A5_ONLY_DTYPES,
-    ops=_COMMON_OPS | _A5_ONLY_OPS,
+    ops=target_ops("a5"),
     l0a_layout="NZ",
     mad_types=_MAD_COMMON | _MAD_A5,
     quant_modes=_QUANT_COMMON | _QUANT_A5,

@@ -9,13 +9,14 @@ Entry points::
 
 What the interpreter uses
 -------------------------
-Micro ops (`MICRO_OPS`, all subclasses of `MicroOp`) carry ``MACHINE_METHOD`` (the
-`ptosim.Machine` method name) and ``python_call() -> (positional, keywords)`` in exactly
+Every op class carries ``SPEC``, its `ptosim.isa.OpSpec` (the registry entry: pipe, core,
+targets, Machine method ...), attached when the dialect is built. Micro ops (`MICRO_OPS`, all
+subclasses of `MicroOp`) have ``SPEC.method`` (the `ptosim.Machine` method name) and ``python_call() -> (positional, keywords)`` in exactly
 that method's Python shape; every operand is an xDSL ``SSAValue`` (also inside tuples and
 lists), keywords hold str / bool::
 
     pos, kw = op.python_call()      # substitute runtime values for the SSAValues, then
-    getattr(machine, op.MACHINE_METHOD)(*pos, **kw)
+    getattr(machine, op.SPEC.method)(*pos, **kw)
 
 Keys appear only for clauses that are present:
 
@@ -54,12 +55,12 @@ Other ops and their accessors:
 Tile level
 ----------
 Tile ops (`TILE_OPS`, all subclasses of `TileOp`, written ``ins(...) outs(%dst : T)``)
-carry ``TILE_METHOD`` (the Machine method) and ``tile_call() -> (positional, keywords)`` in that
+carry ``SPEC.method`` (the Machine method) and ``tile_call() -> (positional, keywords)`` in that
 method's argument order; the SSAValues stand for Tiles (``!pto.tile_buf``), GlobalTensors
 (``!pto.partition_tensor_view`` / ``!pto.tensor_view``) and ints (index)::
 
     pos, kw = op.tile_call()        # substitute Tile / GlobalTensor / int, then
-    getattr(machine, op.TILE_METHOD)(*pos, **kw)
+    getattr(machine, op.SPEC.method)(*pos, **kw)
 
 - `TLoadOp` ``pto.tload``: TLOAD(tile, view); `TStoreOp` ``pto.tstore``: TSTORE(view, tile);
   `TMovOp` ``pto.tmov``: TMOV(dst, src).

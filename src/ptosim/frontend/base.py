@@ -8,17 +8,19 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
+from ..isa import OpSpec
 from .attributes import kind_error
 
 Slot = tuple[str, SSAValue, str]  # operand label, value, kind
 
 
 class MicroOp(IRDLOperation):
-    """A micro op the interpreter runs as ``getattr(machine, MACHINE_METHOD)(*pos, **kw)``
+    """A micro op the interpreter runs as ``getattr(machine, SPEC.method)(*pos, **kw)``
     with ``pos, kw = op.python_call()`` after replacing each SSAValue (possibly nested in a
-    tuple or list) by its runtime value."""
+    tuple or list) by its runtime value. ``SPEC`` (the op's registry entry) is attached to
+    every dialect op class by `ptosim.frontend.dialect`."""
 
-    MACHINE_METHOD: ClassVar[str]
+    SPEC: ClassVar[OpSpec]
 
     def python_call(self) -> tuple[list[object], dict[str, object]]:
         """Positional operands and keyword clauses in the Machine method's shape."""

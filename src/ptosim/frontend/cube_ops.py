@@ -74,14 +74,12 @@ class _L1ToL0(MicroOp):
 @irdl_op_definition
 class MteL1L0aOp(_L1ToL0):
     name = "pto.mte_l1_l0a"
-    MACHINE_METHOD: ClassVar[str] = "mte_l1_l0a"
     DIMS: ClassVar[tuple[str, str]] = ("m", "k")
 
 
 @irdl_op_definition
 class MteL1L0bOp(_L1ToL0):
     name = "pto.mte_l1_l0b"
-    MACHINE_METHOD: ClassVar[str] = "mte_l1_l0b"
     DIMS: ClassVar[tuple[str, str]] = ("k", "n")
 
 
@@ -90,7 +88,6 @@ class MteL1L0aMxOp(_L1ToL0):
     """MX scale staging; ptosim does not implement it yet (the Machine says so)."""
 
     name = "pto.mte_l1_l0a_mx"
-    MACHINE_METHOD: ClassVar[str] = "mte_l1_l0a_mx"
     DIMS: ClassVar[tuple[str, str]] = ("m", "k")
 
 
@@ -99,7 +96,6 @@ class MteL1L0bMxOp(_L1ToL0):
     """MX scale staging; ptosim does not implement it yet (the Machine says so)."""
 
     name = "pto.mte_l1_l0b_mx"
-    MACHINE_METHOD: ClassVar[str] = "mte_l1_l0b_mx"
     DIMS: ClassVar[tuple[str, str]] = ("k", "n")
 
 
@@ -213,19 +209,16 @@ class _Mad(MicroOp):
 @irdl_op_definition
 class MadOp(_Mad):
     name = "pto.mad"
-    MACHINE_METHOD: ClassVar[str] = "mad"
 
 
 @irdl_op_definition
 class MadAccOp(_Mad):
     name = "pto.mad_acc"
-    MACHINE_METHOD: ClassVar[str] = "mad_acc"
 
 
 @irdl_op_definition
 class MadBiasOp(_Mad):
     name = "pto.mad_bias"
-    MACHINE_METHOD: ClassVar[str] = "mad_bias"
     HAS_BIAS: ClassVar[bool] = True
 
 
@@ -234,7 +227,6 @@ class MadMxOp(_Mad):
     """MX matmul; ptosim does not implement it yet (the Machine says so)."""
 
     name = "pto.mad_mx"
-    MACHINE_METHOD: ClassVar[str] = "mad_mx"
 
 
 @irdl_op_definition
@@ -242,7 +234,6 @@ class MadMxAccOp(_Mad):
     """MX matmul-accumulate; not implemented by ptosim yet."""
 
     name = "pto.mad_mx_acc"
-    MACHINE_METHOD: ClassVar[str] = "mad_mx_acc"
 
 
 @irdl_op_definition
@@ -250,6 +241,5 @@ class MadMxBiasOp(_Mad):
     """MX matmul with bias; not implemented by ptosim yet."""
 
     name = "pto.mad_mx_bias"
-    MACHINE_METHOD: ClassVar[str] = "mad_mx_bias"
     HAS_BIAS: ClassVar[bool] = True
 

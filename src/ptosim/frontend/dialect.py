@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from xdsl.ir import Dialect
 
+from ..isa import BY_MNEMONIC
 from .attributes import (AddressSpaceAttr, F4E1M2x2Type, F4E2M1x2Type, Hif8Type, Hif8x2Type,
                          KernelKindAttr, PipeAttr, PtrType)
 from .base import MicroOp
@@ -34,6 +35,14 @@ OTHER_OPS = (
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op,
 )
+
+def _attach_specs(ops: tuple[type, ...]) -> None:
+    """Give every op class its registry entry; an op without one is a bug here."""
+    for cls in ops:
+        cls.SPEC = BY_MNEMONIC[cls.name]  # type: ignore[attr-defined]
+
+
+_attach_specs((*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS))
 
 PTO = Dialect(
     "pto",

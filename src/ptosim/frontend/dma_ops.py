@@ -160,7 +160,6 @@ class MteGmUbOp(_BurstDma):
     """GM -> UB burst copy (MTE2)."""
 
     name = "pto.mte_gm_ub"
-    MACHINE_METHOD: ClassVar[str] = "mte_gm_ub"
     HAS_L2: ClassVar[bool] = True
     HAS_LOOP: ClassVar[bool] = True
     HAS_PAD: ClassVar[bool] = True
@@ -172,7 +171,6 @@ class MteUbGmOp(_BurstDma):
     """UB -> GM burst copy (MTE3)."""
 
     name = "pto.mte_ub_gm"
-    MACHINE_METHOD: ClassVar[str] = "mte_ub_gm"
     HAS_LOOP: ClassVar[bool] = True
     NAMES: ClassVar[tuple[str, str]] = ("ub_src", "gm_dst")
 
@@ -182,7 +180,6 @@ class MteGmL1Op(_BurstDma):
     """GM -> L1 burst copy (MTE2)."""
 
     name = "pto.mte_gm_l1"
-    MACHINE_METHOD: ClassVar[str] = "mte_gm_l1"
     HAS_LOOP: ClassVar[bool] = True
 
 
@@ -191,7 +188,6 @@ class MteL1UbOp(_BurstDma):
     """L1 -> UB copy in 32 B units and gaps (MTE1)."""
 
     name = "pto.mte_l1_ub"
-    MACHINE_METHOD: ClassVar[str] = "mte_l1_ub"
     HAS_LOOP: ClassVar[bool] = True
 
 
@@ -200,7 +196,6 @@ class MteUbUbOp(_BurstDma):
     """UB -> UB copy in 32 B units and gaps."""
 
     name = "pto.mte_ub_ub"
-    MACHINE_METHOD: ClassVar[str] = "mte_ub_ub"
     NAMES: ClassVar[tuple[str, str]] = ("ub_src", "ub_dst")
 
 
@@ -209,7 +204,6 @@ class MteUbL1Op(_BurstDma):
     """UB -> L1 copy in 32 B units and gaps (AIV MTE3)."""
 
     name = "pto.mte_ub_l1"
-    MACHINE_METHOD: ClassVar[str] = "mte_ub_l1"
     NAMES: ClassVar[tuple[str, str]] = ("ub_src", "l1_dst")
 
 
@@ -218,7 +212,6 @@ class MteL1BtOp(_BurstDma):
     """L1 -> bias table."""
 
     name = "pto.mte_l1_bt"
-    MACHINE_METHOD: ClassVar[str] = "mte_l1_bt"
 
 
 @irdl_op_definition
@@ -226,7 +219,6 @@ class MteL1FbOp(_BurstDma):
     """L1 -> FIXPIPE parameter buffer."""
 
     name = "pto.mte_l1_fb"
-    MACHINE_METHOD: ClassVar[str] = "mte_l1_fb"
 
 
 # --- GM -> L1 with ND/DN -> NZ packing ----------------------------------------------------
@@ -244,7 +236,6 @@ class MteGmL1FracOp(MicroOp):
     """
 
     name = "pto.mte_gm_l1_frac"
-    MACHINE_METHOD: ClassVar[str] = "mte_gm_l1_frac"
 
     src = operand_def()
     dst = operand_def()

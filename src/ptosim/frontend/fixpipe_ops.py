@@ -305,20 +305,17 @@ def _mode(parser: Parser, name: str, clause: str) -> str:
 @irdl_op_definition
 class MteL0cGmOp(_Fixpipe):
     name = "pto.mte_l0c_gm"
-    MACHINE_METHOD: ClassVar[str] = "mte_l0c_gm"
     DST: ClassVar[str] = "gm"
 
 
 @irdl_op_definition
 class MteL0cL1Op(_Fixpipe):
     name = "pto.mte_l0c_l1"
-    MACHINE_METHOD: ClassVar[str] = "mte_l0c_l1"
     DST: ClassVar[str] = "l1"
 
 
 @irdl_op_definition
 class MteL0cUbOp(_Fixpipe):
     name = "pto.mte_l0c_ub"
-    MACHINE_METHOD: ClassVar[str] = "mte_l0c_ub"
     DST: ClassVar[str] = "ub"
 

@@ -43,6 +43,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+
+from ..isa import OpSpec
 from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
 from .syntax import (Operands, keyword, parse_type_at, parse_types, print_types, print_values,
                      resolve_untyped)
@@ -451,10 +453,10 @@ class TileBufAddrOp(IRDLOperation):
 # --- destination-passing tile ops ---------------------------------------------------------
 class TileOp(IRDLOperation):
     """A tile op written ``ins(...) outs(%dst : T)``; the interpreter runs it as
-    ``getattr(machine, TILE_METHOD)(*pos, **kw)`` with ``pos, kw = op.tile_call()`` after
+    ``getattr(machine, SPEC.method)(*pos, **kw)`` with ``pos, kw = op.tile_call()`` after
     replacing each SSAValue by its runtime value (Tile, GlobalTensor or int)."""
 
-    TILE_METHOD: ClassVar[str]
+    SPEC: ClassVar[OpSpec]
     SLOTS: ClassVar[tuple[tuple[str, str], ...]]   # (operand, kind): ins..., then the out
     CALL: ClassVar[tuple[str, ...]]                # operands in the Machine method's order
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {}   # operand -> the tile locs it may have
@@ -549,7 +551,6 @@ class TLoadOp(TileOp):
     """GM view -> tile."""
 
     name = "pto.tload"
-    TILE_METHOD: ClassVar[str] = "TLOAD"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "view"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"dst": ("vec", "mat")}
@@ -563,7 +564,6 @@ class TStoreOp(TileOp):
     """Tile -> GM view."""
 
     name = "pto.tstore"
-    TILE_METHOD: ClassVar[str] = "TSTORE"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "view"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("vec", "mat", "acc")}
@@ -579,7 +579,6 @@ class TMovOp(TileOp):
     """Tile -> tile of another role or layout."""
 
     name = "pto.tmov"
-    TILE_METHOD: ClassVar[str] = "TMOV"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {"accToVecMode": AccToVecModeAttr,
@@ -613,7 +612,6 @@ class TMatmulOp(TileOp):
     """dst = lhs x rhs."""
 
     name = "pto.tmatmul"
-    TILE_METHOD: ClassVar[str] = "TMATMUL"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("lhs", "tile"), ("rhs", "tile"),
                                                     ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
@@ -630,7 +628,6 @@ class TMatmulAccOp(TileOp):
     accumulator; when ``acc_in`` is another tile, copy it into dst first."""
 
     name = "pto.tmatmul.acc"
-    TILE_METHOD: ClassVar[str] = "TMATMUL_ACC"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("acc_in", "tile"), ("lhs", "tile"),
                                                     ("rhs", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
@@ -647,7 +644,6 @@ class TMatmulBiasOp(TileOp):
     """dst = lhs x rhs + bias (per column)."""
 
     name = "pto.tmatmul.bias"
-    TILE_METHOD: ClassVar[str] = "TMATMUL_BIAS"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("lhs", "tile"), ("rhs", "tile"),
                                                     ("bias", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs", "bias")
@@ -675,7 +671,6 @@ class TExtractOp(_Window):
     """dst = src[row:, col:] (the dst's shape)."""
 
     name = "pto.textract"
-    TILE_METHOD: ClassVar[str] = "TEXTRACT"
 
 
 @irdl_op_definition
@@ -683,13 +678,11 @@ class TInsertOp(_Window):
     """dst[row:, col:] = src."""
 
     name = "pto.tinsert"
-    TILE_METHOD: ClassVar[str] = "TINSERT"
 
 
 class _FillPad(TileOp):
     """Copy src's valid region into dst and fill the rest with dst's pad value."""
 
-    TILE_METHOD: ClassVar[str] = "TFILLPAD"
     FILL_MODE: ClassVar[str]
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")

@@ -10,7 +10,7 @@ from xdsl.ir import Operation
 from ..errors import PtoError, warning_sink
 from ..machine import MachineState
 from .diagnostics import WarningLog
-from .executor import VECTOR_OPS, Core, Executor
+from .executor import Core, Executor
 from .scheduler import SyncService, launch
 from .structure import check_structure, is_declaration
 
@@ -61,9 +61,9 @@ def kernel_kind(module: ModuleOp, func: Operation) -> str:
     for op in func.walk():
         if op.name in ("pto.section.cube", "pto.section.vector"):
             return "mixed"
-        method = getattr(op, "MACHINE_METHOD", None)
-        if method is not None:
-            kinds.add("vector" if method in VECTOR_OPS else "cube")
+        spec = getattr(op, "SPEC", None)
+        if spec is not None and spec.kind == "micro":
+            kinds.add(spec.core_of(()))
         if op.name == "pto.alloc_tile":       # tile kernels: the tiles' roles decide
             from ..frontend import tile_info
             kinds.add("vector" if tile_info(op.results[0].type)["tile_type"] == "Vec"

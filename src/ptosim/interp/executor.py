@@ -2,9 +2,10 @@
 
 Each core executes as a generator: it runs ops in program order and yields only when a
 cross-core `pto.sync.wait` cannot proceed yet, so the scheduler can interleave cores
-deterministically. Micro-ops are dispatched to the Machine method named by the op's
-``MACHINE_METHOD`` with the arguments of its ``python_call()`` (the Python face), so a
-kernel and a Python script run the very same op code.
+deterministically. Micro-ops and tile ops are dispatched to the Machine method their
+registry entry names (``op.SPEC.method``) with the arguments of ``python_call()`` /
+``tile_call()`` (the Python face), so a kernel and a Python script run the very same op
+code; the spec also gives the issuing core and the pipe.
 """
 
 from __future__ import annotations
@@ -20,12 +21,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
 from ..errors import DeadlockError, PtoError
+from ..isa import OpSpec
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
-from .tiles import alloc_tile, make_view, partition, resolve, tile_core, tile_pipe
+from .tiles import alloc_tile, make_view, partition, resolve
 
-# Which core kind issues each micro-op (pto-notes §1.3: AIC MTE2/MTE1/M/FIX, AIV MTE2/V/MTE3).
-VECTOR_OPS = frozenset({"mte_gm_ub", "mte_ub_gm", "mte_ub_ub", "mte_ub_l1"})
 
 
 @dataclass(frozen=True)
@@ -245,12 +245,10 @@ class Executor:
                 handler = _SIMPLE.get(name)
                 if handler is not None:
                     out = handler(self, state, op)
-                elif hasattr(op, "MACHINE_METHOD"):
-                    self._micro(state, op)
-                    continue
-                elif hasattr(op, "TILE_METHOD"):
-                    self._tile_op(state, op)
-                    continue
+                elif (spec := getattr(op, "SPEC", None)) is not None and \
+                        spec.kind in ("micro", "tile"):
+                    out = (self._micro if spec.kind == "micro" else self._tile_op)(
+                        state, op, spec)
                 else:
                     gen_handler = _CONTROL.get(name)
                     if gen_handler is None:
@@ -296,54 +294,53 @@ class Executor:
             raise KernelError(f"{what} runs on the {where}, not on {state.core.name}; put it "
                               f"in pto.section.{want}", op=op.name)
 
-    def _invoke(self, state: CoreState, op: Operation, method: str, args: list[Any],
-                kwargs: dict[str, Any], pipe: str | None = None,
-                before: Callable[[], None] | None = None) -> None:
-        """Call the Machine method (after ``before``, part of the same op), bracketed by
-        the observer's begin/end when one watches."""
-        call = getattr(self.m, method)
+    def _invoke(self, state: CoreState, op: Operation, spec: OpSpec, args: list[Any],
+                kwargs: dict[str, Any], before: Callable[[], None] | None = None
+                ) -> list[Any] | None:
+        """Call the op's Machine method (after ``before``, part of the same op), bracketed
+        by the observer's begin/end when one watches; returns the op's result values."""
+        call = getattr(self.m, spec.method)  # type: ignore[arg-type]
         if self.warnings is not None:
             self.warnings.current = op
+        self.m.ctrl = state.ctrl        # mad / FIXPIPE (also under tile ops) read this core's CTRL
         obs = self.observer
         if obs is None:
             if before is not None:
                 before()
-            call(*args, **kwargs)
-            return
-        obs.begin_op(state.core, op, method, args, pipe=pipe)
-        try:
-            if before is not None:
-                before()
-            call(*args, **kwargs)
-        finally:
-            obs.end_op()
+            value = call(*args, **kwargs)
+        else:
+            obs.begin_op(state.core, op, spec, args, spec.pipe_of(args))
+            try:
+                if before is not None:
+                    before()
+                value = call(*args, **kwargs)
+            finally:
+                obs.end_op()
+        if not op.results:
+            return None
+        return list(value) if isinstance(value, tuple) else [value]
 
-    def _micro(self, state: CoreState, op: Operation) -> None:
-        method = op.MACHINE_METHOD  # type: ignore[attr-defined]
-        self._require_core(state, op, method, "vector" if method in VECTOR_OPS else "cube")
+    def _micro(self, state: CoreState, op: Operation, spec: OpSpec) -> list[Any] | None:
+        self._require_core(state, op, spec.name, spec.core_of(()))
         pos, kw = op.python_call()  # type: ignore[attr-defined]
         env = state.env
         args = [_resolve(env, a) for a in pos]
         kwargs = {k: _resolve(env, v) for k, v in kw.items()}
-        self.m.ctrl = state.ctrl
-        self._invoke(state, op, method, args, kwargs)
+        return self._invoke(state, op, spec, args, kwargs)
 
-    def _tile_op(self, state: CoreState, op: Operation) -> None:
+    def _tile_op(self, state: CoreState, op: Operation, spec: OpSpec) -> list[Any] | None:
         """A tile op: resolve views, check it runs on the core that owns its tiles, call
         the Machine's tile method (under the hazard checker when one observes)."""
-        method = op.TILE_METHOD  # type: ignore[attr-defined]
         pos, kw = op.tile_call()  # type: ignore[attr-defined]
         args = resolve([_resolve(state.env, a) for a in pos])
-        self._require_core(state, op, f"{method} on these tiles", tile_core(args))
+        self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
         acc_in = getattr(op, "acc_in", None)
         copy: Callable[[], None] | None = None
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
             copy = lambda: self.m.write(                # as part of the op (hazards see R, W)
                 dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))  # noqa: E731
-        pipe = tile_pipe(method, args) if self.observer is not None else None
-        self.m.ctrl = state.ctrl           # FIXPIPE / mad under a tile op read this core's CTRL
-        self._invoke(state, op, method, args, kw, pipe, copy)
+        return self._invoke(state, op, spec, args, kw, copy)
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:

@@ -26,19 +26,10 @@ from typing import Any, Callable
 import numpy as np
 from xdsl.ir import Operation
 
+from ..isa import OpSpec
 from .diagnostics import render
 from .executor import Core, pipe_name
 
-# The pipe each micro-op runs on (pto-notes §1.3).
-OP_PIPE = {
-    "mte_gm_l1": "MTE2", "mte_gm_l1_frac": "MTE2",
-    "mte_l1_l0a": "MTE1", "mte_l1_l0b": "MTE1", "mte_l1_bt": "MTE1", "mte_l1_ub": "MTE1",
-    "mte_l1_l0a_mx": "MTE1", "mte_l1_l0b_mx": "MTE1",
-    "mad": "M", "mad_acc": "M", "mad_bias": "M", "mad_mx": "M", "mad_mx_acc": "M",
-    "mad_mx_bias": "M",
-    "mte_l0c_gm": "FIX", "mte_l0c_l1": "FIX", "mte_l0c_ub": "FIX", "mte_l1_fb": "FIX",
-    "mte_gm_ub": "MTE2", "mte_ub_ub": "V", "mte_ub_gm": "MTE3", "mte_ub_l1": "MTE3",
-}
 PIPES_OF = {"cube": ("MTE2", "MTE1", "M", "FIX"), "vector": ("MTE2", "V", "MTE3")}  # by Core.kind
 # The accesses each declared role stands for (machine.ACCESS_ROLES; the op declares the
 # role when it asks for the bytes, nothing is inferred from operand names).
@@ -118,12 +109,12 @@ class HazardChecker:
                 clock[i] = v
 
     # --- events from the executor ------------------------------------------------------
-    def begin_op(self, core: Core, op: Operation, method: str,
-                 args: list[Any] | None = None, pipe: str | None = None) -> None:
-        pipe = pipe or OP_PIPE.get(method, "S")
+    def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
+                 pipe: str) -> None:
+        """``op`` (its registry entry ``spec``) starts on ``pipe`` of ``core``."""
         tid = self._thread(core, pipe)
         self._tick(tid)
-        self._current = (tid, op, method, core.name, pipe)
+        self._current = (tid, op, spec.name, core.name, pipe)
 
     def end_op(self) -> None:
         self._current = None

@@ -18,7 +18,7 @@ from ..api import Machine
 from ..errors import OutOfBoundsError, PtoError, warning_sink
 from ..machine import GM_GUARD, Ptr
 from .diagnostics import Diagnostic, WarningLog
-from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
+from .executor import _SIMPLE, Core, CoreState, Executor, _resolve, pointer_like
 from .tiles import resolve
 
 SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may address
@@ -80,16 +80,17 @@ def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreSta
         for st in states.values():
             st.env[op.results[0]] = out[0]
         return
-    if hasattr(op, "TILE_METHOD"):
+    spec = getattr(op, "SPEC", None)
+    if spec is not None and spec.kind == "tile":
         pos, kw = op.tile_call()  # type: ignore[attr-defined]
         if not _known(cube_env, op.operands):
             result.skipped += 1
             return
-        _verify_call(op, getattr(m, op.TILE_METHOD), resolve(_resolve(cube_env, pos)),
+        _verify_call(op, getattr(m, spec.method), resolve(_resolve(cube_env, pos)),
                      _resolve(cube_env, kw), locate, result)
         return
-    method = getattr(op, "MACHINE_METHOD", None)
-    st = states["vector" if method in VECTOR_OPS else "cube"]
+    method = spec.method if spec is not None and spec.kind == "micro" else None
+    st = states["vector" if spec is not None and spec.core_of(()) == "vector" else "cube"]
     if op.name in _FOLDABLE and _known(st.env, op.operands):
         for other in states.values():       # fold into both cores' views
             try:

@@ -21,12 +21,6 @@ from ..errors import PtoError
 from ..tile.tensor import GlobalTensor
 from ..tile.tile import Tile
 
-# Pipe a tile op runs on, by method (TSTORE / TMOV / TINSERT / TEXTRACT depend on the
-# source role: FIX from an Acc, MTE1 from a Mat, V between Vec tiles; TSTORE MTE3).
-TILE_PIPES = {"TLOAD": "MTE2", "TMATMUL": "M", "TMATMUL_ACC": "M", "TMATMUL_BIAS": "M",
-              "TFILLPAD": "V"}
-
-
 # Largest finite value per float type: what a `.pto` tile's pad Max (Min: its negation)
 # stands for.
 _FINITE_MAX = {"f16": 65504.0, "bf16": float(ml_dtypes.finfo(ml_dtypes.bfloat16).max),
@@ -43,25 +37,6 @@ class View:
 
     tensor: GlobalTensor
     explicit: bool
-
-
-def tile_pipe(method: str, args: list[Any]) -> str:
-    if method in TILE_PIPES:
-        return TILE_PIPES[method]
-    src = args[1] if len(args) > 1 else None
-    if isinstance(src, Tile) and src.tile_type == "Acc":
-        return "FIX"
-    if method == "TSTORE":
-        return "MTE3"
-    if isinstance(src, Tile) and src.tile_type == "Mat":
-        return "MTE1"
-    return "V"
-
-
-def tile_core(args: list[Any]) -> str:
-    """Vector cores own Vec tiles only; anything touching another role runs on the cube."""
-    tiles = [a for a in args if isinstance(a, Tile)]
-    return "vector" if tiles and all(t.tile_type == "Vec" for t in tiles) else "cube"
 
 
 def make_view(machine: Any, ptr: Any, shape: list[int], strides: list[int],

@@ -19,7 +19,8 @@ import numpy as np
 from xdsl.ir import Operation
 
 from .executor import Core
-from .hazards import OP_PIPE, PIPES_OF, ROLE_KINDS, pipe_name
+from ..isa import OpSpec
+from .hazards import PIPES_OF, ROLE_KINDS, pipe_name
 
 STARTUP_NS = 20.0          # fixed cost of issuing one op on its pipe
 
@@ -76,16 +77,10 @@ class Timeline:
         self.cores.setdefault(core.name, core)
         return self.ready.get((core.name, pipe), 0.0)
 
-    def begin_op(self, core: Core, op: Operation, method: str,
-                 args: list[Any] | None = None, pipe: str | None = None) -> None:
-        flops, elem = 0, 2
-        if method.startswith("mad") and args:
-            m, n, k = (int(x) for x in args[-3:])
-            flops, elem = 2 * m * n * k, args[0].dtype.size
-        elif method.startswith("TMATMUL") and args:      # (acc, left, right[, bias]) tiles
-            (m, k), n = args[1].valid, args[2].valid[1]
-            flops, elem = 2 * m * n * k, args[1].dtype.size
-        self._op = (core, op, method, pipe or OP_PIPE.get(method, "S"), flops, elem)
+    def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
+                 pipe: str) -> None:
+        flops, elem = spec.flops(args)
+        self._op = (core, op, spec.name, pipe, flops, elem)
         self._bytes = {"R": 0, "W": 0}
 
     def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,

@@ -1,0 +1,40 @@
+"""`OpSpec`: what ptosim knows about one op besides its semantics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+Args = Sequence[Any]            # an op's runtime arguments, in its Python call order
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op. ``pipe`` and ``core`` are fixed, or functions of the runtime arguments (a
+    TMOV from an Acc tile runs on FIX, between Vec tiles on V)."""
+
+    name: str                                   # mnemonic without ``pto.``
+    kind: str                                   # micro | tile | sync | scalar | view | structure
+    pipe: str | Callable[[Args], str] = "S"     # pipe of the issuing core; "S": scalar unit
+    core: str | Callable[[Args], str] = "any"   # cube | vector | any
+    method: str | None = None                   # Machine method of the Python face
+    targets: frozenset[str] | None = None       # targets that have the op; None: every target
+    implemented: bool = True                    # False: NotImplementedOpError from Python
+    work: Callable[[Args], tuple[int, int]] | None = None   # (FLOPs, operand element bytes)
+
+    @property
+    def mnemonic(self) -> str:
+        return f"pto.{self.name}"
+
+    def pipe_of(self, args: Args) -> str:
+        return self.pipe(args) if callable(self.pipe) else self.pipe
+
+    def core_of(self, args: Args) -> str:
+        return self.core(args) if callable(self.core) else self.core
+
+    def flops(self, args: Args) -> tuple[int, int]:
+        """FLOPs the op performs and the element size they are counted at (0, 2 if none)."""
+        return self.work(args) if self.work is not None else (0, 2)
+
+    def on(self, target: str) -> bool:
+        return self.targets is None or target in self.targets

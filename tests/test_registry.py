@@ -1,0 +1,91 @@
+"""The op registry is the one source of each op's metadata: every dialect op has exactly
+one spec, every spec is reachable from `.pto` text and from Python, and the tables that
+used to be written by hand (target op lists, the planned ops, pipes, cores) come from it."""
+
+from types import SimpleNamespace
+
+import pytest
+
+import ptosim
+from ptosim.errors import NotImplementedOpError
+from ptosim.frontend import PTO
+from ptosim.interp.executor import Core, CoreState, Executor
+from ptosim.isa import BY_METHOD, BY_MNEMONIC, REGISTRY, spec, target_ops
+from ptosim.targets import TARGETS
+
+
+def test_every_dialect_op_has_exactly_one_spec():
+    classes = list(PTO.operations)
+    assert sorted(c.name for c in classes) == sorted(BY_MNEMONIC)
+    for cls in classes:
+        assert cls.SPEC is BY_MNEMONIC[cls.name]
+    assert len({s.mnemonic for s in REGISTRY.values()}) == len(REGISTRY)
+
+
+def test_every_spec_is_reachable_from_python():
+    """A spec's Machine method exists, or calling it says the op is not implemented."""
+    m = ptosim.Machine()
+    for s in REGISTRY.values():
+        if s.method is None:
+            continue
+        if s.implemented:
+            assert callable(getattr(m, s.method)), s.name
+        else:
+            with pytest.raises(NotImplementedOpError, match=rf"^{s.method}: {s.method} is a "
+                               "PTO op that ptosim does not implement yet"):
+                getattr(m, s.method)
+
+
+def test_tables_derive_from_the_registry():
+    for name, target in TARGETS.items():
+        assert target.ops == target_ops(name)
+        for op in target.ops:
+            assert spec(op).on(name)
+    assert "mte_ub_l1" in TARGETS["a5"].ops and "mte_ub_l1" not in TARGETS["a2a3"].ops
+    assert ptosim.api.PLANNED_OPS == {s.method for s in REGISTRY.values()
+                                      if s.method and not s.implemented}
+
+
+def test_pipes_and_cores_of_micro_ops():
+    """pto-notes §1.3: AIC pipes MTE2 / MTE1 / M / FIX, AIV pipes MTE2 / V / MTE3."""
+    for s in REGISTRY.values():
+        if s.kind != "micro":
+            continue
+        pipes = {"cube": {"MTE2", "MTE1", "M", "FIX"}, "vector": {"MTE2", "V", "MTE3"}}
+        assert s.pipe_of(()) in pipes[s.core_of(())], s.name
+    assert (spec("mte_gm_ub").pipe, spec("mte_ub_gm").pipe, spec("mad_acc").pipe,
+            spec("mte_l0c_ub").pipe) == ("MTE2", "MTE3", "M", "FIX")
+
+
+def test_tile_pipes_and_cores_follow_the_tiles():
+    m = ptosim.Machine(target="a5")
+    acc, vec = m.tile("Acc", "f32", 16, 16), m.tile("Vec", "f32", 16, 16)
+    g = m.global_tensor(m.gm_empty(256, "f32"), shape=(1, 1, 1, 16, 16),
+                        stride=(0, 0, 0, 16, 1))
+    tstore = BY_METHOD["TSTORE"]
+    assert (tstore.pipe_of([g, vec]), tstore.core_of([g, vec])) == ("MTE3", "vector")
+    assert (tstore.pipe_of([g, acc]), tstore.core_of([g, acc])) == ("FIX", "cube")
+    assert spec("tfillpad_expand").method == spec("tfillpad").method == "TFILLPAD"
+
+
+def test_matmul_work_counts_flops():
+    a = SimpleNamespace(dtype=SimpleNamespace(size=2))
+    assert spec("mad").flops([a, a, a, 16, 32, 64]) == (2 * 16 * 32 * 64, 2)
+    assert spec("mte_gm_ub").flops([]) == (0, 2)
+
+
+def test_an_op_that_produces_values_binds_them():
+    """The interpreter binds whatever an op's Machine method returns to the op's results
+    (vector ops will return registers)."""
+    machine = ptosim.Machine()
+    machine.produce = lambda: (7, 8)      # stands in for a value-producing op
+    fake = SimpleNamespace(name="pto.fake", results=["r0", "r1"])
+    row = SimpleNamespace(method="produce", pipe_of=lambda args: "V", name="fake")
+    ex = Executor(machine, lambda op: None, sync=None)
+    state = CoreState(Core("vector", 0, 0))
+    assert ex._invoke(state, fake, row, [], {}) == [7, 8]
+    fake.results = ["r0"]
+    machine.produce = lambda: 5
+    assert ex._invoke(state, fake, row, [], {}) == [5]
+    fake.results = []
+    assert ex._invoke(state, fake, row, [], {}) is None
