@@ -147,7 +147,7 @@ class Kernel:
             else:
                 values.append(_scalar(p, v))
         checker = HazardChecker(self.locate, buffer_namer(m)) if hazards else None
-        timeline = Timeline(tgt, self.locate) if trace else None
+        timeline = Timeline(m.target, self.locate) if trace else None
         observer = Observers(checker, timeline) if checker and timeline else checker or timeline
         log = warnings if warnings is not None else WarningLog(self.locate)
         start = time.perf_counter()

@@ -6,8 +6,9 @@ Code asks the profile; op bodies never test the target's name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .cost import CostModel
 from .dtypes import DTYPES
 from .errors import PtoValueError
 from .isa import target_ops
@@ -38,6 +39,11 @@ _QUANT_COMMON = frozenset({
 _QUANT_A5 = frozenset({"qf322f32_pre_scalar", "qf322f32_pre_vec", "qf322fp8_pre_scalar",
                        "qf322fp8_pre_vec", "qs322bf16_pre_scalar", "qs322bf16_pre_vec"})
 
+# GM traffic shares HBM between cores, on-chip paths are wide; the cube does 16x16x16 f16
+# MACs per cycle at ~1.8 GHz (8-bit twice, f32 a quarter).
+_PEAK = {"1": 29491.0, "2": 14746.0, "4": 3686.0}
+_FALLBACK_COST = CostModel({}, _PEAK)   # every pipe at the model's fallback 64 B/ns
+
 
 @dataclass(frozen=True)
 class Target:
@@ -63,6 +69,28 @@ class Target:
     # How TMATMUL keeps a one-row Left tile off mad's GEMV path: "disable_gemv" (the a5
     # library sets the clause) or "m16" (the a2a3 library issues m = 16 instead).
     matmul_no_gemv: str = "disable_gemv"
+    # (layout name, fractal) pairs each TileType may use (research notes §1.3; a5's NZ-1024
+    # Vec / Mat tiles receive accumulators, research "Acc exit paths" §2, §6)
+    tile_layouts: dict[str, frozenset[tuple[str, int]]] = field(default_factory=dict)
+    # (view layout, tile layout) pairs a TLOAD may move, per destination TileType
+    tload_pairs: dict[str, frozenset[tuple[str, str]]] = field(default_factory=dict)
+    tload_mat_null_pad_zero: bool = False  # Mat ND / DN TLOAD zero-fills each burst's last
+                                           # 32 B block even when the tile's pad is Null
+    tload_mat_one_row_nd2nz: bool = False  # a one-row ND Mat TLOAD moves by nd2nz into C0
+                                           # blocks (zero-filled tail) instead of one burst
+    tload_mat_whole_blocks: bool = False   # Mat ND / DN TLOAD bursts are whole 32 B blocks
+    tstore_mat: bool = False        # TSTORE has a Mat (L1) -> GM path
+    # (src, dst) layouts a Vec -> Vec TMOV rewrites through the vector unit (ND -> ND is a DMA)
+    tmov_vec_layouts: frozenset[tuple[str, str]] = frozenset()
+    tinsert_vec_col_block: bool = False    # Vec -> Vec TINSERT's column starts a 32 B block
+    acc_to_vec: bool = False        # Acc -> Vec moves exist (FIXPIPE L0C -> UB)
+    # tile layouts an Acc writes per (kind, destination TileType); kind: move (TMOV),
+    # insert (TINSERT), extract (TEXTRACT)
+    acc_dst_layouts: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    bt_bf16: bool = False           # mte_l1_bt widens bf16 to f32
+    semaphores_paired: bool = False  # a cube set reaches both AIVs, a cube wait needs both
+                                     # (else cube ids 0-15 address AIV0, 16-31 AIV1)
+    cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
         return name in self.dtypes
@@ -75,6 +103,15 @@ _MAD_COMMON = frozenset({("i8", "i8", "i32"), ("f16", "f16", "f32"), ("bf16", "b
                          ("f32", "f32", "f32")})
 _MAD_A5 = frozenset({(a, b, "f32") for a in ("f8E4M3FN", "f8E5M2")
                      for b in ("f8E4M3FN", "f8E5M2")} | {("hif8", "hif8", "f32")})
+
+# Tile layouts and TLOAD pairs shared by both targets.
+_VEC_LAYOUTS = frozenset({("ND", 512), ("DN", 512), ("NZ", 512)})
+_MAT_LAYOUTS = frozenset({("ND", 512), ("DN", 512), ("NZ", 512), ("ZN", 512)})
+_TILE_LAYOUTS_COMMON = {"Right": frozenset({("ZN", 512)}), "Acc": frozenset({("NZ", 1024)}),
+                        "Bias": frozenset({("ND", 512)}), "Scaling": frozenset({("ND", 512)})}
+_SAME = frozenset({("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")})
+_NZ_ONLY = ("NZ",)
+_ACC_ANY = ("NZ", "ND", "DN")
 
 A2A3 = Target(
     name="a2a3",
@@ -90,6 +127,19 @@ A2A3 = Target(
     tload_max_rows=4095,
     max_blocks=24,
     matmul_no_gemv="m16",
+    tile_layouts={**_TILE_LAYOUTS_COMMON, "Vec": _VEC_LAYOUTS, "Mat": _MAT_LAYOUTS,
+                  "Left": frozenset({("ZZ", 512)}), "ScaleLeft": frozenset(),
+                  "ScaleRight": frozenset()},
+    tload_pairs={"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN")}},
+    tload_mat_one_row_nd2nz=True,
+    tload_mat_whole_blocks=True,
+    tstore_mat=True,
+    tinsert_vec_col_block=True,
+    acc_dst_layouts={("move", "Mat"): _NZ_ONLY, ("insert", "Mat"): _NZ_ONLY,
+                     ("extract", "Mat"): _NZ_ONLY},
+    semaphores_paired=True,
+    cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
+                    "V": 256.0}, _PEAK),
 )
 
 A5 = Target(
@@ -106,6 +156,21 @@ A5 = Target(
     tload_b64_pads=frozenset({"Null", "Zero"}),
     fillpad_from_valid_col=True,
     max_blocks=36,
+    tile_layouts={**_TILE_LAYOUTS_COMMON,
+                  "Vec": _VEC_LAYOUTS | {("ZN", 512), ("NZ", 1024)},
+                  "Mat": _MAT_LAYOUTS | {("NZ", 1024), ("ZZ", 32), ("NN", 32)},
+                  "Left": frozenset({("NZ", 512)}), "ScaleLeft": frozenset({("ZZ", 32)}),
+                  "ScaleRight": frozenset({("NN", 32)})},
+    tload_pairs={"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN"), ("DN", "NZ")}},
+    tload_mat_null_pad_zero=True,
+    tmov_vec_layouts=frozenset({("ND", "NZ"), ("ND", "ZN")}),
+    acc_to_vec=True,
+    acc_dst_layouts={("move", "Mat"): _ACC_ANY, ("move", "Vec"): _ACC_ANY,
+                     ("insert", "Mat"): _NZ_ONLY, ("insert", "Vec"): _ACC_ANY,
+                     ("extract", "Mat"): _NZ_ONLY, ("extract", "Vec"): ("ND",)},
+    bt_bf16=True,
+    cost=CostModel({"MTE2": 96.0, "MTE1": 384.0, "M": 384.0, "FIX": 192.0, "MTE3": 96.0,
+                    "V": 384.0}, _PEAK),
 )
 
 TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}

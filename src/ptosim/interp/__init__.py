@@ -106,7 +106,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     func = kernel_function(module, entry)
     check_structure(functions(module), func, locate)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
-    sync = SyncService(machine.target.name, functions(module))
+    sync = SyncService(machine.target, functions(module))
     sync.observer = observer
     machine.access_hook = observer.access if observer is not None else None
     executor = Executor(machine, locate, sync, progress, max_ops)

@@ -15,6 +15,7 @@ from xdsl.ir import Operation
 
 from ..errors import DeadlockError, PtoError
 from ..machine import MachineState
+from ..targets import Target
 from .executor import Core, CoreState, Executor, KernelError, Wait
 
 SEMAPHORES = 16          # per vector sub-block and direction
@@ -24,11 +25,12 @@ SEM_MAX = 15             # 4-bit counters
 class SyncService:
     """Cross-core semaphores of every block (pto-notes §1.5).
 
-    a5: cube ids 0-15 address AIV0 and 16-31 AIV1, for set and wait; a vector core uses its
-    local ids 0-15. a2a3: one cube set reaches both AIVs and one cube wait needs both."""
+    Unpaired (a5): cube ids 0-15 address AIV0 and 16-31 AIV1, for set and wait; a vector core
+    uses its local ids 0-15. Paired (a2a3, ``Target.semaphores_paired``): one cube set reaches
+    both AIVs and one cube wait needs both."""
 
-    def __init__(self, target: str, functions: dict[str, Operation]) -> None:
-        self.paired = target == "a2a3"
+    def __init__(self, target: Target, functions: dict[str, Operation]) -> None:
+        self.paired = target.semaphores_paired
         self.count: dict[tuple, int] = {}
         self.functions = functions
         self.observer: Any = None          # receives sync_set / sync_wait (hazard checker)

@@ -18,34 +18,15 @@ from typing import Any, Callable
 import numpy as np
 from xdsl.ir import Operation
 
+from ..cost import STARTUP_NS, CostModel  # noqa: F401  (STARTUP_NS: re-exported)
+from ..targets import TARGETS, Target, get_target
 from .executor import Core
 from ..isa import OpSpec
 from .hazards import PIPES_OF, ROLE_KINDS, pipe_name
 
-STARTUP_NS = 20.0          # fixed cost of issuing one op on its pipe
-
-
-@dataclass(frozen=True)
-class CostModel:
-    """Bandwidths in bytes per ns and cube peaks in FLOP per ns, per target."""
-
-    bandwidth: dict[str, float]
-    peak: dict[str, float]              # by lhs element size in bytes
-
-    def duration(self, pipe: str, nbytes: int, flops: int, elem: int) -> float:
-        if flops:
-            return STARTUP_NS + flops / self.peak.get(str(elem), self.peak["2"])
-        return STARTUP_NS + nbytes / self.bandwidth.get(pipe, 64.0)
-
-
-COST_MODELS = {
-    # GM traffic shares HBM between cores, on-chip paths are wide; the cube does
-    # 16x16x16 f16 MACs per cycle at ~1.8 GHz (8-bit twice, f32 a quarter).
-    "a2a3": CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
-                       "V": 256.0}, {"1": 29491.0, "2": 14746.0, "4": 3686.0}),
-    "a5": CostModel({"MTE2": 96.0, "MTE1": 384.0, "M": 384.0, "FIX": 192.0, "MTE3": 96.0,
-                     "V": 384.0}, {"1": 29491.0, "2": 14746.0, "4": 3686.0}),
-}
+# The cost model is a field of the target profile (``Target.cost``); this view by name is
+# kept for callers that look a model up by target name.
+COST_MODELS: dict[str, CostModel] = {name: t.cost for name, t in TARGETS.items()}
 
 
 @dataclass
@@ -62,7 +43,7 @@ class _Slice:
 class Timeline:
     """Observer that schedules ops on pipe tracks (see module doc)."""
 
-    target: str
+    target: str | Target               # the profile (or its name) whose cost model applies
     locate: Callable[[Operation], str | None]
     slices: list[_Slice] = field(default_factory=list)
     flows: list[tuple[str, Core, str, float, Core, str, float]] = field(default_factory=list)
@@ -72,6 +53,9 @@ class Timeline:
     _sems: dict[tuple, list[tuple[float, Core, str]]] = field(default_factory=dict)
     _op: tuple | None = None
     _bytes: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.profile: Target = get_target(self.target)
 
     def _at(self, core: Core, pipe: str) -> float:
         self.cores.setdefault(core.name, core)
@@ -94,7 +78,7 @@ class Timeline:
             return
         core, op, method, pipe, flops, elem = self._op
         nbytes = max(self._bytes["R"], self._bytes["W"])
-        dur = COST_MODELS[self.target].duration(pipe, nbytes, flops, elem)
+        dur = self.profile.cost.duration(pipe, nbytes, flops, elem)
         start = self._at(core, pipe)
         self.ready[(core.name, pipe)] = start + dur
         self.slices.append(_Slice(op.name, core, pipe, start, dur,
@@ -168,7 +152,7 @@ class Timeline:
                            "ts": t2 / 1000, "pid": pids[c2.name], "tid": order.get(p2, 9)})
         end = max((s.start + s.dur for s in self.slices), default=0.0)
         return {"traceEvents": events, "displayTimeUnit": "ns",
-                "otherData": {"tool": "ptosim", "target": self.target,
+                "otherData": {"tool": "ptosim", "target": self.profile.name,
                               "cost_model": "docs/semantics.md#timeline",
                               "end_us": end / 1000}}
 

@@ -146,7 +146,7 @@ class CubeMoveOps(MachineState):
         if pair not in legal and not is_i32:
             raise DtypeError(f"{s.dtype.name} -> {d.dtype.name} is not one of f32->f32, "
                              f"i32->i32, f16->f32, bf16->f32", op=op)
-        if pair == ("bf16", "f32") and not self.target.has_dtype("f8E4M3FN"):
+        if pair == ("bf16", "f32") and not self.target.bt_bf16:
             raise DtypeError("bf16 -> f32 bias loads exist on a5 only", op=op)
         widen = d.dtype.size // s.dtype.size
         n, ss, ds = dims

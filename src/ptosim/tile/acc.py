@@ -80,14 +80,10 @@ class AccOps(FixpipeOps):
         "move" (TMOV), "insert" (``at`` is the destination corner) or "extract" (``at`` is
         the source corner); ``mode`` an AccToVecMode name for Vec destinations."""
         r0, c0 = at
-        a5 = self.target.name == "a5"
-        if dst.tile_type == "Vec" and not a5:
+        if dst.tile_type == "Vec" and not self.target.acc_to_vec:
             raise VerifyError("Acc -> Vec exists on a5 only (a2a3 has no L0C -> UB path)",
                               op=op)
-        if not a5 or (kind != "move" and dst.tile_type == "Mat"):
-            legal: tuple[str, ...] = ("NZ",)
-        else:
-            legal = ("ND",) if kind == "extract" else ("NZ", "ND", "DN")
+        legal = self.target.acc_dst_layouts.get((kind, dst.tile_type), ())
         if dst.name not in legal:
             raise VerifyError(f"Acc -> {dst.tile_type} writes {' / '.join(legal)} tiles on "
                               f"{self.target.name}, got {dst.name}", op=op)

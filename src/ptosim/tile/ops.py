@@ -20,11 +20,8 @@ from .tensor import GlobalTensor, make_global_tensor
 from .tile import SPACE_OF, Tile, check_tile, matmul_shape, pad_element
 
 _TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
-_SAME = {("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")}
-_LOAD_PAIRS = {   # (view layout, tile layout) a TLOAD may move, per target and tile role
-    "a2a3": {"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN")}},
-    "a5": {"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN"), ("DN", "NZ")}},
-}
+# (BLayout, SLayout) of a Left tile in the target's L0A layout (Target.l0a_layout)
+_LEFT_BOX = {"NZ": ("ColMajor", "RowMajor"), "ZZ": ("RowMajor", "RowMajor")}
 
 
 class _lowered:
@@ -59,8 +56,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, ScaleLeft
         ZZ-32, ScaleRight NN-32, else ND."""
         dt = _dtype(dtype)
-        default = {"Left": ("ColMajor", "RowMajor") if self.target.name == "a5"
-                   else ("RowMajor", "RowMajor"),
+        default = {"Left": _LEFT_BOX[self.target.l0a_layout],
                    "Right": ("RowMajor", "ColMajor"), "Acc": ("ColMajor", "RowMajor"),
                    "ScaleLeft": ("RowMajor", "RowMajor"), "ScaleRight": ("ColMajor", "ColMajor")}
         bl, sl = default.get(tile_type, ("RowMajor", "NoneBox"))
@@ -68,7 +64,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         fractal = fractal or {"Acc": 1024, "ScaleLeft": 32, "ScaleRight": 32}.get(tile_type, 512)
         valid = valid or (rows, cols)
         check_tile("tile", tile_type, dt, rows, cols, blayout, slayout, fractal, valid, pad,
-                   self.target.name)
+                   self.target)
         space = SPACE_OF[tile_type]
         nbytes = rows * cols * dt.size
         if addr is None:
@@ -121,7 +117,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 load_mx(self, t, g)
             return
         src, dst, tl = g.layout, t.name, self.target.name
-        pairs = _LOAD_PAIRS[tl]
+        pairs = self.target.tload_pairs
         if t.tile_type not in pairs:
             raise VerifyError(f"loads into Vec or Mat tiles only, got {t.tile_type}", op=op)
         if (src, dst) not in pairs[t.tile_type]:
@@ -201,15 +197,16 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         # per burst: len elements; bursts: count, src stride, dst pitch (tile row / column)
         length, count, src_step, pitch = (vc, s3, t3, t.cols) if nd else (vr, s4, t4, t.rows)
         fill = pad_element(t.pad, t.dtype)
-        if t.tile_type == "Mat" and self.target.name == "a5" and fill is None:
+        if t.tile_type == "Mat" and self.target.tload_mat_null_pad_zero and fill is None:
             fill = np.zeros(1, t.dtype.np)
-        if t.tile_type == "Mat" and self.target.name == "a2a3" and nd and vr == 1 and s0 == 1:
+        if t.tile_type == "Mat" and self.target.tload_mat_one_row_nd2nz and nd and vr == 1 \
+                and s0 == 1:
             # one row: a2a3 moves it with nd2nz into contiguous C0 blocks (zero-filled tail)
             self.mte_gm_l1_frac(g.ptr, t.ptr, "nd2nz", shape=(1, vc), src_layout=(t3 * es,),
                                 dst_group=(1, 1, 1, 1))
             return
-        if t.tile_type == "Mat" and self.target.name == "a2a3" and (length * es) % 32:
-            raise VerifyError(f"an a2a3 Mat {g.layout} load moves whole 32 B blocks: "
+        if t.tile_type == "Mat" and self.target.tload_mat_whole_blocks and (length * es) % 32:
+            raise VerifyError(f"an {self.target.name} Mat {g.layout} load moves whole 32 B blocks: "
                               f"{length} x {es} B is not a multiple of 32", op="TLOAD")
         loops = [(s2, t2 * es, count * pitch * es), (s1, t1 * es, s2 * count * pitch * es)]
         for i0 in range(s0):
@@ -290,12 +287,12 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if pre_quant or pre_relu or atomic:
                 raise VerifyError("pre_quant, pre_relu and atomic apply to Acc tiles only",
                                   op=op)
-            if t.tile_type == "Mat" and self.target.name == "a2a3":
+            if t.tile_type == "Mat" and self.target.tstore_mat:
                 self._store_mat(g, t)
                 return
             if t.tile_type == "Mat":
-                raise TargetError("a Mat tile cannot be stored on a5 (there is no L1 -> GM "
-                                  "path); move it to a Vec tile first", op=op)
+                raise TargetError(f"a Mat tile cannot be stored on {self.target.name} (there "
+                                  f"is no L1 -> GM path); move it to a Vec tile first", op=op)
             if t.tile_type != "Vec":
                 raise VerifyError(f"TSTORE stores Vec, Mat (a2a3) or Acc tiles, got "
                                   f"{t.tile_type}", op=op)
@@ -389,7 +386,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def _relayout(self, op: str, dst: Tile, src: Tile) -> None:
         """Vec ND -> NZ / ZN (a5): the vector unit rewrites the valid region in the new
         layout (no DMA is involved)."""
-        if self.target.name != "a5" or src.name != "ND" or dst.name not in ("NZ", "ZN"):
+        if (src.name, dst.name) not in self.target.tmov_vec_layouts:
             raise NotImplementedOpError(f"TMOV Vec {src.name} -> Vec {dst.name} on "
                                         f"{self.target.name} (a5 ND -> NZ / ZN is implemented)",
                                         op=op)
@@ -492,8 +489,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if src.name != "ND" or dst.name != "ND" or src.dtype.np != dst.dtype.np:
                 raise VerifyError("Vec -> Vec inserts need ND tiles of one element type", op=op)
             rows, cols = vr, vc
-            if self.target.name == "a2a3" and (c0 * dst.dtype.size) % 32:
-                raise VerifyError(f"column {c0} must start on a 32 B block on a2a3", op=op)
+            if self.target.tinsert_vec_col_block and (c0 * dst.dtype.size) % 32:
+                raise VerifyError(f"column {c0} must start on a 32 B block on "
+                                  f"{self.target.name}", op=op)
         elif pair == ("Vec", "Mat"):               # a5: an ND or NZ vector tile into NZ
             if dst.name != "NZ" or src.name not in ("ND", "NZ") or src.dtype.np != dst.dtype.np:
                 raise VerifyError("Vec -> Mat inserts an ND or NZ Vec tile into an NZ Mat tile "

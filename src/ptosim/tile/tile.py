@@ -18,6 +18,7 @@ from ..errors import NotImplementedOpError, SpaceError, VerifyError
 from ..layout import Layout, fractal_box, layout_name, tile_layout
 from ..machine import Ptr
 from ..ops.cube import align
+from ..targets import Target
 
 TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight")
 SPACE_OF = {"Vec": "ub", "Mat": "l1", "Left": "l0a", "Right": "l0b", "Acc": "l0c", "Bias": "bt",
@@ -28,24 +29,9 @@ SLAYOUTS = ("NoneBox", "RowMajor", "ColMajor")
 PAD_NAMES = ("Null", "Zero", "Max", "Min")
 
 
-def legal_layouts(tile_type: str, target: str) -> frozenset[tuple[str, int]]:
-    """(layout name, fractal) pairs a TileType may use on a target (research notes §1.3;
-    a5's NZ-1024 Vec / Mat tiles receive accumulators, research "Acc exit paths" §2, §6)."""
-    a5 = target == "a5"
-    a5_vec = {("ZN", 512), ("NZ", 1024)} if a5 else set()
-    a5_mat = {("NZ", 1024), ("ZZ", 32), ("NN", 32)} if a5 else set()
-    table = {
-        "Vec": {("ND", 512), ("DN", 512), ("NZ", 512)} | a5_vec,
-        "Mat": {("ND", 512), ("DN", 512), ("NZ", 512), ("ZN", 512)} | a5_mat,
-        "Left": {("ZZ", 512)} if target == "a2a3" else {("NZ", 512)},
-        "Right": {("ZN", 512)},
-        "Acc": {("NZ", 1024)},
-        "Bias": {("ND", 512)},
-        "Scaling": {("ND", 512)},
-        "ScaleLeft": {("ZZ", 32)} if a5 else set(),
-        "ScaleRight": {("NN", 32)} if a5 else set(),
-    }
-    return frozenset(table.get(tile_type, set()))
+def legal_layouts(tile_type: str, target: Target) -> frozenset[tuple[str, int]]:
+    """(layout name, fractal) pairs a TileType may use on a target (its ``tile_layouts``)."""
+    return target.tile_layouts.get(tile_type, frozenset())
 
 
 def pad_element(pad: "str | float | int", dt: DType) -> np.ndarray | None:
@@ -100,7 +86,7 @@ class Tile:
 
 def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout: str,
                slayout: str, fractal: int, valid: tuple[int, int], pad: object,
-               target: str) -> None:
+               target: Target) -> None:
     """The static rules of a tile descriptor (research notes §1.2-1.4)."""
     if tile_type not in TILE_TYPES:
         raise VerifyError(f"unknown TileType {tile_type!r}; one of {', '.join(TILE_TYPES)}",
@@ -120,7 +106,7 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
     if (name, fractal) not in legal_layouts(tile_type, target):
         legal = ", ".join(f"{n}-{f}" for n, f in sorted(legal_layouts(tile_type, target)))
         raise VerifyError(f"a {tile_type} tile cannot be {name} with {fractal} B fractals on "
-                          f"{target}; legal: {legal}", op=op)
+                          f"{target.name}; legal: {legal}", op=op)
     if fractal == 32:     # MX scales: 16 x 2 (ZZ) / 2 x 16 (NN) byte boxes
         if dt.name != E8M0:
             raise VerifyError(f"fractal-32 (MX scale) tiles hold {E8M0} (e8m0), got {dt.name}",
