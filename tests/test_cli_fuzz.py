@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ptosim.cli import main
@@ -94,6 +95,7 @@ def test_example_scripts_pass_as_a_user_runs_them(tmp_path):
         assert "PASS" in done.stdout and "$ ptosim run" in done.stdout
 
 
+@pytest.mark.filterwarnings("ignore::ptosim.PtoWarning")   # legal but odd values may warn
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_hostile_python_api_arguments(data):

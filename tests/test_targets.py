@@ -17,6 +17,7 @@ from ptosim.cost import STARTUP_NS, CostModel
 from ptosim.interp.executor import Core, KernelError
 from ptosim.interp.scheduler import SyncService
 from ptosim.interp.timeline import Timeline
+from ptosim.isa import spec
 from ptosim.targets import A2A3, A5, TARGETS
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "ptosim"
@@ -142,7 +143,8 @@ def sync_cells(target):
 
 def mte2_duration(target):
     tl = Timeline(target, lambda op: None)
-    tl.begin_op(Core("cube", 0, 0), SimpleNamespace(name="pto.x"), "mte_gm_l1", pipe="MTE2")
+    tl.begin_op(Core("cube", 0, 0), SimpleNamespace(name="pto.x"), spec("mte_gm_l1"), [],
+                "MTE2")
     tl.access(np.zeros(1, np.uint8), 0, 960, "R", None, None)
     tl.end_op()
     return tl.slices[0].dur, tl.trace()["otherData"]["target"]
