@@ -95,7 +95,7 @@ for _name in ("f16", "bf16", "f32", "i8", "ui8", "i16", "ui16", "i32", "ui32", "
     _FROM_NUMPY.setdefault(DTYPES[_name].np, _name)
 
 
-def dtype(spelling: "str | DType | np.dtype | type") -> DType:
+def dtype(spelling: str | DType | np.dtype | type) -> DType:
     """Look up an element type by any accepted spelling (``f16``, ``!pto.hif8``, ``half`` ...)."""
     if isinstance(spelling, DType):
         return spelling
@@ -126,12 +126,12 @@ def from_numpy(npd: np.dtype) -> DType:
     return DTYPES[name]
 
 
-def sizeof(spelling: "str | DType") -> int:
+def sizeof(spelling: str | DType) -> int:
     """Bytes per element (per pair for packed ``...x2`` types)."""
     return dtype(spelling).size
 
 
-def c0(spelling: "str | DType") -> int:
+def c0(spelling: str | DType) -> int:
     """Elements per 32-byte block: C0 = 32 / sizeof."""
     return dtype(spelling).c0
 

@@ -35,19 +35,42 @@ from typing import ClassVar
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Attribute, OpResult, SSAValue
-from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_op_definition,
-                       operand_def, opt_operand_def, opt_prop_def, result_def, traits_def,
-                       var_operand_def)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
-from .syntax import (Operands, keyword, parse_type_at, parse_types, print_types, print_values,
-                     resolve_untyped)
-from .tile_types import (AccToVecModeAttr, AtomicTypeAttr, LayoutAttr, PartitionTensorViewType,
-                         ReluPreModeAttr, TensorViewType, TileBufType, tile_space)
+from .syntax import (
+    Operands,
+    keyword,
+    parse_type_at,
+    parse_types,
+    print_types,
+    print_values,
+    resolve_untyped,
+)
+from .tile_types import (
+    AccToVecModeAttr,
+    AtomicTypeAttr,
+    LayoutAttr,
+    PartitionTensorViewType,
+    ReluPreModeAttr,
+    TensorViewType,
+    TileBufType,
+    tile_space,
+)
 
 
 def constant_int(value: SSAValue) -> int | None:
@@ -131,7 +154,7 @@ class MakeTensorViewOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "MakeTensorViewOp":
+    def parse(cls, parser: Parser) -> MakeTensorViewOp:
         name = cls.name
         ptr = parser.parse_unresolved_operand(f"{name}: expected the pointer operand")
         parser.parse_punctuation(",", " after the pointer")
@@ -249,7 +272,7 @@ class PartitionViewOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "PartitionViewOp":
+    def parse(cls, parser: Parser) -> PartitionViewOp:
         name = cls.name
         ops = Operands(parser, name)
         ops.add("source", "tensor_view")
@@ -343,7 +366,7 @@ class AllocTileOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "AllocTileOp":
+    def parse(cls, parser: Parser) -> AllocTileOp:
         name = cls.name
         given: dict[str, UnresolvedOperand] = {}
         for clause, _, _ in _ALLOC_CLAUSES:
@@ -423,7 +446,7 @@ class TileBufAddrOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "TileBufAddrOp":
+    def parse(cls, parser: Parser) -> TileBufAddrOp:
         ops = Operands(parser, cls.name)
         ops.add("tile", "tile")
         parser.parse_punctuation(":", f" before the types of {cls.name}")
@@ -461,7 +484,7 @@ class TileOp(IRDLOperation):
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {}    # trailing {key = #pto...} it accepts
 
     @classmethod
-    def parse(cls, parser: Parser) -> "TileOp":
+    def parse(cls, parser: Parser) -> TileOp:
         name = cls.name
         ops = Operands(parser, name)
         ins, out = cls.SLOTS[:-1], cls.SLOTS[-1]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import operator
 import time
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Iterable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
@@ -208,7 +209,7 @@ class Executor:
     """Executes functions of a parsed module for one core at a time (see module doc)."""
 
     def __init__(self, machine: MachineState, locate: Callable[[Operation], str | None],
-                 sync: "Any", progress: Callable[[int, float], None] | None = None,
+                 sync: Any, progress: Callable[[int, float], None] | None = None,
                  max_ops: int | None = None) -> None:
         self.m = machine
         self.locate = locate
@@ -339,8 +340,8 @@ class Executor:
         copy: Callable[[], None] | None = None
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
-            copy = lambda: self.m.write(                # as part of the op (hazards see R, W)
-                dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))  # noqa: E731
+            copy = lambda: self.m.write(  # noqa: E731 - as part of the op (hazards see R, W)
+                dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
         pipe = tile_pipe(method, args) if self.observer is not None else None
         self.m.ctrl = state.ctrl           # FIXPIPE / mad under a tile op read this core's CTRL
         self._invoke(state, op, method, args, kw, pipe, copy)
@@ -431,7 +432,7 @@ def _negf(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
 
 
 def _ptr_info(t: object) -> tuple[str, str]:
-    from ..frontend import ptr_info   # the dialect owns the pointer spellings
+    from ..frontend import ptr_info  # the dialect owns the pointer spellings
     return ptr_info(t)
 
 

@@ -9,7 +9,8 @@ DeadlockError naming each core, the op it waits in and the semaphore it waits on
 
 from __future__ import annotations
 
-from typing import Any, Generator
+from collections.abc import Generator
+from typing import Any
 
 from xdsl.ir import Operation
 

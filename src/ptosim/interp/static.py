@@ -7,8 +7,9 @@ Operands that depend on loop variables or runtime scalars are left to the run-ti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -18,7 +19,7 @@ from ..api import Machine
 from ..errors import OutOfBoundsError, PtoError, warning_sink
 from ..machine import GM_GUARD, Ptr
 from .diagnostics import Diagnostic, WarningLog
-from .executor import VECTOR_OPS, Core, CoreState, Executor, _SIMPLE, _resolve, pointer_like
+from .executor import _SIMPLE, VECTOR_OPS, Core, CoreState, Executor, _resolve, pointer_like
 from .tiles import resolve
 
 SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may address

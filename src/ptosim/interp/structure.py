@@ -7,7 +7,7 @@ assertion or a hang (docs/semantics.md, "Kernels").
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from xdsl.ir import Operation
 

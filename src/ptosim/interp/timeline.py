@@ -12,8 +12,9 @@ and semaphore a flow arrow.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from xdsl.ir import Operation

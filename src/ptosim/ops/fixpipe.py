@@ -15,8 +15,15 @@ import ml_dtypes
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import (DtypeError, FieldRangeError, NotImplementedOpError, SpaceError, TargetError,
-                      VerifyError, warn)
+from ..errors import (
+    DtypeError,
+    FieldRangeError,
+    NotImplementedOpError,
+    SpaceError,
+    TargetError,
+    VerifyError,
+    warn,
+)
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, clause, field, require_op, strided
 
@@ -137,7 +144,7 @@ class FixpipeOps(MachineState):
                       unit_flag, pre_quant, pre_relu, layout, loop3, sat, atomic)
 
     def mte_l0c_ub(self, src: Ptr, dst: Ptr, m: int, n: int, src_stride: int, dst_stride: int,
-                   *, dst_mode: "int | str", unit_flag: str | None = None,
+                   *, dst_mode: int | str, unit_flag: str | None = None,
                    pre_quant: tuple | None = None, pre_relu: tuple | None = None,
                    layout: object = None, loop3: tuple[int, int, int] | None = None,
                    sat: str | None = None, atomic: object = None) -> None:

@@ -47,7 +47,7 @@ class AccOps(FixpipeOps):
     """The Acc-source halves of TSTORE, TMOV, TINSERT and TEXTRACT."""
 
     def _store_acc(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
-                   pre_relu: tuple | None, atomic: "str | tuple[str, str] | None") -> None:
+                   pre_relu: tuple | None, atomic: str | tuple[str, str] | None) -> None:
         """FIXPIPE to an ND view (nz2nd, dst_stride = the row stride t3) or an NZ view
         (lines of s4 elements, dst_stride = the column-block stride t1)."""
         vr, vc = t.valid

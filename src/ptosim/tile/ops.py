@@ -51,9 +51,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     """Tile, GlobalTensor and the tile ops."""
 
     # --- descriptors ---------------------------------------------------------------------
-    def tile(self, tile_type: str, dtype: "str | DType", rows: int, cols: int, *,
+    def tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int, *,
              blayout: str | None = None, slayout: str | None = None, fractal: int | None = None,
-             valid: tuple[int, int] | None = None, pad: "str | float | int" = "Null",
+             valid: tuple[int, int] | None = None, pad: str | float | int = "Null",
              addr: int | None = None, subblock: int = 0) -> Tile:
         """A tile placed at byte ``addr`` of its role's buffer (TASSIGN), or automatically.
         Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, ScaleLeft
@@ -270,7 +270,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     # --- TSTORE --------------------------------------------------------------------------
     def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
                pre_relu: tuple | None = None,
-               atomic: "str | tuple[str, str] | None" = None) -> None:
+               atomic: str | tuple[str, str] | None = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
         layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, casting
         f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
@@ -536,8 +536,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         bigger = dst.rows >= src.rows and dst.cols >= src.cols
         if (mode == "expand" and not bigger) or (mode != "expand" and not same) \
                 or src.dtype.np != dst.dtype.np:
-            raise VerifyError(f"TFILLPAD ({mode}) needs one element type and "
-                              f"{'a destination at least as large' if mode == 'expand' else 'one shape'}",
+            need = "a destination at least as large" if mode == "expand" else "one shape"
+            raise VerifyError(f"TFILLPAD ({mode}) needs one element type and {need}",
                               op=op)
         if dst.dtype.size not in (1, 2, 4):
             raise VerifyError(f"TFILLPAD needs 8/16/32-bit elements, got {dst.dtype.name}", op=op)

@@ -48,7 +48,7 @@ def legal_layouts(tile_type: str, target: str) -> frozenset[tuple[str, int]]:
     return frozenset(table.get(tile_type, set()))
 
 
-def pad_element(pad: "str | float | int", dt: DType) -> np.ndarray | None:
+def pad_element(pad: str | float | int, dt: DType) -> np.ndarray | None:
     """The element a pad value stands for (None for Null). Zero is 0; Max / Min are the
     type's infinities (floats) or extremes (integers); 64-bit, 8-bit float and packed types
     pad every named value with 0; a number is converted to the element type."""
@@ -76,7 +76,7 @@ class Tile:
     slayout: str
     fractal: int
     valid: tuple[int, int]
-    pad: "str | float | int"
+    pad: str | float | int
     ptr: Ptr
 
     @property
