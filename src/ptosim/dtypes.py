@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .errors import UnknownDtypeError
 
@@ -40,7 +41,7 @@ class DType:
         return self.name
 
 
-def _d(name: str, carrier: object, kind: str) -> DType:
+def _d(name: str, carrier: DTypeLike, kind: str) -> DType:
     dt = np.dtype(carrier)
     return DType(name, dt, dt.itemsize, kind)
 
@@ -110,7 +111,7 @@ def dtype(spelling: str | DType | np.dtype | type) -> DType:
                 f"unknown element type {spelling!r}; known: {', '.join(DTYPES)}")
         return found
     try:
-        npd = np.dtype(spelling)  # type: ignore[arg-type]
+        npd = np.dtype(spelling)
     except TypeError:
         raise UnknownDtypeError(f"unknown element type {spelling!r}") from None
     return from_numpy(npd)

@@ -73,7 +73,7 @@ class Kernel:
         self.locate = locate
         self.func = kernel_function(module, entry)
         check_structure(functions(module), self.func, locate)   # before anything walks it
-        self.entry = self.func.properties["sym_name"].data   # type: ignore[union-attr]
+        self.entry = self.func.properties["sym_name"].data   # type: ignore[attr-defined]
         block = self.func.regions[0].blocks.first
         assert block is not None
         self.params = [Param(i, a.name_hint or str(i), a.type) for i, a in enumerate(block.args)]

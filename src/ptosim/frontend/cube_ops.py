@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i1
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
@@ -150,7 +151,7 @@ class _Mad(MicroOp):
         ops = Operands(parser, cls.name)
         n_ptr = len(labels) - 3
         ops.add_list(labels, ["ptr"] * n_ptr + ["int"] * 3)
-        props: dict[str, object] = {}
+        props: dict[str, Attribute] = {}
         last = -1
         words = [c[0] for c in _MAD_CLAUSES]
         while True:

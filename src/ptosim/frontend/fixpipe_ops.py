@@ -18,7 +18,7 @@ The trailing type list is flat, in operand order.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.irdl import (
@@ -128,7 +128,7 @@ class _Fixpipe(MicroOp):
         types = parse_types(parser, len(st.ops), name)
         reject_extra_types(parser, name)
         values = st.ops.resolve(types)
-        operands: list[object] = list(values[:6])
+        operands: list[Any] = list(values[:6])
         for segment, _, _ in _OPTIONAL:
             at = st.segments.get(segment)
             operands.append(None if at is None else [values[at]])

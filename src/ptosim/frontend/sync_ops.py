@@ -15,10 +15,10 @@ markers; ``pto.sync.set`` / ``pto.sync.wait`` are the cross-core semaphores.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IntAttr, StringAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -170,7 +170,7 @@ class _Sync(IRDLOperation):
         parser.parse_punctuation(">", " after the pipe")
         parser.parse_punctuation(",", " before the semaphore id")
         sid = _int_or_operand(parser, cls.name, "semaphore id")
-        props: dict[str, object] = {"pipe": StringAttr(pipe)}
+        props: dict[str, Attribute] = {"pipe": StringAttr(pipe)}
         if isinstance(sid, int):
             props["event_id"] = IntAttr(sid)
             return cls.build(operands=[None], properties=props)
@@ -226,7 +226,7 @@ class _Buf(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> _Buf:
-        props: dict[str, object] = {"pipe": StringAttr(_quoted(parser, PIPES, cls.name,
+        props: dict[str, Attribute] = {"pipe": StringAttr(_quoted(parser, PIPES, cls.name,
                                                                "a pipe"))}
         parser.parse_punctuation(",", " before the buffer id")
         pieces = [_int_or_operand(parser, cls.name, "buffer id"), 0]
@@ -240,7 +240,7 @@ class _Buf(IRDLOperation):
         if ops.items:
             parser.parse_punctuation(":", f" before the {cls.name} operand types")
             values = ops.resolve(parse_types(parser, len(ops.items), cls.name))
-        operands: list[object] = []
+        operands: list[Any] = []
         for key, piece in zip(("buf_id", "mode"), pieces):
             if isinstance(piece, int):
                 props[key] = IntAttr(piece)

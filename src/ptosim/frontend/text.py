@@ -287,7 +287,7 @@ def _verify_call(op: Operation, tables: dict[Operation, dict[str, Operation]]) -
     if table is None:
         return False
     if table not in tables:
-        tables[table] = {o.properties["sym_name"].data: o for o in table.ops  # type: ignore
+        tables[table] = {o.properties["sym_name"].data: o for o in table.ops
                          if isinstance(o.properties.get("sym_name"), StringAttr)}
     found = tables[table].get(callee.root_reference.data)
     if found is None:

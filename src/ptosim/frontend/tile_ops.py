@@ -30,7 +30,7 @@ type inferred from its constant sizes (``?`` for the others); the printer always
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
@@ -174,7 +174,7 @@ class MakeTensorViewOp(IRDLOperation):
         ptr_value = resolve_untyped(parser, ptr, default)
         problem = _view_problem(ptr_value.type, view, len(shape), len(strides))
         if problem is not None:
-            where = {"type": type_pos, "ptr": ptr.span, "shape": shape_pos,
+            where: Any = {"type": type_pos, "ptr": ptr.span, "shape": shape_pos,
                      "strides": strides_pos}[problem[0]]
             parser.raise_error(f"{name}: {problem[1]}", where)
         shape_values = _resolve_ints(parser, name, "shape", shape)
@@ -249,8 +249,9 @@ def _partition_problem(source: Attribute, result: Attribute, offsets: Sequence[S
             return str(i), f"offset and size {i} must not be negative"
         if size is not None and dims[i] is not None and size != dims[i]:
             return str(i), f"sizes[{i}] is {size} but the result's dim {i} is {dims[i]}"
-        if off is not None and size is not None and src_dims[i] is not None \
-                and off + size > src_dims[i]:
+        src_dim = src_dims[i]
+        if off is not None and size is not None and src_dim is not None \
+                and off + size > src_dim:
             return str(i), (f"offsets[{i}] + sizes[{i}] = {off + size} exceeds the source "
                             f"dim {src_dims[i]}")
     return None
@@ -291,7 +292,8 @@ class PartitionViewOp(IRDLOperation):
             result, _ = parse_type_at(parser)
         else:
             assert isinstance(source.type, TensorViewType)
-            result = PartitionTensorViewType([constant_int(v) for v in size_values],
+            # _ViewType.__init__ takes plain dims; mypy sees the IRDL-generated signature
+            result = PartitionTensorViewType([constant_int(v) for v in size_values],  # type: ignore[arg-type]
                                              source.type.element)
         problem = _partition_problem(source.type, result, offset_values, size_values)
         if problem is not None:

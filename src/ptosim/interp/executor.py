@@ -431,7 +431,7 @@ def _negf(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [-st.env[op.operands[0]]]
 
 
-def _ptr_info(t: object) -> tuple[str, str]:
+def _ptr_info(t: Any) -> tuple[str, str]:
     from ..frontend import ptr_info  # the dialect owns the pointer spellings
     return ptr_info(t)
 
@@ -610,7 +610,7 @@ def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, No
 
 
 def _call(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
-    callee = op.properties["callee"].string_value()  # type: ignore[union-attr]
+    callee = op.properties["callee"].string_value()  # type: ignore[attr-defined]
     func = ex.sync.lookup_function(callee)
     inner = CoreState(st.core, st.ctrl, flags=st.flags)
     out = yield from ex.run_function(inner, func, [st.env[v] for v in op.operands])
@@ -625,7 +625,7 @@ _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
 }
 
 
-def pointer_like(t: object) -> bool:
+def pointer_like(t: Any) -> bool:
     """True for `!pto.ptr` and `memref<..., #pto.address_space<...>>` types."""
     from ..frontend import is_pointer_type
     return is_pointer_type(t)

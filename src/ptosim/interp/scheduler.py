@@ -93,7 +93,8 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
     waiting: list[Wait | None] = [None] * len(cores)
     while True:
         runnable = [i for i, g in enumerate(gens)
-                    if g is not None and (waiting[i] is None or sync.ready(waiting[i]))]
+                    if g is not None and (waiting[i] is None
+                                             or sync.ready(waiting[i]))]  # type: ignore[arg-type]
         if not runnable:
             blocked = [i for i, g in enumerate(gens) if g is not None]
             if not blocked:

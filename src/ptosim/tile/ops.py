@@ -6,6 +6,8 @@ op's name, with the micro-op named in the message.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ..dtypes import DType, dtype as _dtype
@@ -39,7 +41,8 @@ class _lowered:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type | None, err: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: type | None, err: BaseException | None, tb: object
+                 ) -> Literal[False]:
         if isinstance(err, PtoError) and err.op is not None and err.op != self.op:
             err.detail = f"{err.detail} (in its {err.op})"
             err.op = self.op
@@ -82,7 +85,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"aligned and fit the {self.target.capacity[space]} B "
                               f"{space}", op="tile")
         ptr = self.ptr(space, dt, addr, subblock=sub)
-        return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal, tuple(valid), pad, ptr)
+        return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal,
+                    tuple(valid), pad, ptr)  # type: ignore[arg-type]  # a pair: check_tile unpacks it
 
     def _place(self, space: str, sub: int, nbytes: int) -> int:
         """A bump allocator per buffer; tiles placed automatically never overlap."""

@@ -8,6 +8,7 @@ tile-level.md §1.2-1.3); every violation is a VerifyError naming the rule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -148,7 +149,7 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
         raise VerifyError(f"pad must be Null, Zero, Max, Min or a number, got {pad!r}", op=op)
 
 
-def check_roles(op: str, roles: list[tuple[str, object, str]]) -> None:
+def check_roles(op: str, roles: Sequence[tuple[str, object, str]]) -> None:
     """Each (operand name, value, TileType) must be a tile of that role."""
     for name, tile, role in roles:
         if not isinstance(tile, Tile) or tile.tile_type != role:
