@@ -10,9 +10,11 @@ figure is the issue's; the numpy columns are measured here, in the same run).
 from __future__ import annotations
 
 import argparse
+
 import numpy as np
 
 import ptosim
+
 from _timing import paired_us
 
 CPP_TMATMUL_US = 2260.0   # reference simulator, 128^3 f32 (issue figure, not measured here)

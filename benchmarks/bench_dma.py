@@ -9,9 +9,11 @@ same bytes; per-op overhead of a one-burst mte_ub_ub at most 10 us.
 from __future__ import annotations
 
 import argparse
+
 import numpy as np
 
 import ptosim
+
 from _timing import paired_us
 
 
@@ -20,8 +22,11 @@ def nd2nz_case(m: ptosim.Machine, rows: int, cols: int, npdt: type, name: str, n
     a = np.random.default_rng(0).standard_normal((rows, cols)).astype(npdt)
     c0 = 32 // a.itemsize
     src, l1 = m.gm(a), m.ptr("l1", name, 0)
-    op = lambda: m.mte_gm_l1_frac(src, l1, "nd2nz", shape=(rows, cols),
-                                  src_layout=(cols * a.itemsize,), dst_group=(1, 1, rows, 0))
+
+    def op() -> None:
+        m.mte_gm_l1_frac(src, l1, "nd2nz", shape=(rows, cols),
+                         src_layout=(cols * a.itemsize,), dst_group=(1, 1, rows, 0))
+
     out = np.empty(rows * cols, npdt)
 
     def baseline() -> None:      # the same move written directly in numpy

@@ -52,7 +52,8 @@ def main() -> None:
             runs[hazards].append(kernel.run(args, hazards=hazards).seconds)
     with_, without = min(runs[True]), min(runs[False])
     print(f"run time without the hazard checker {without:.3f} s, with it {with_:.3f} s "
-          f"({with_ / without:.2f}x; goal <= 1.5x: {'met' if with_ / without <= 1.5 else 'MISSED'})")
+          f"({with_ / without:.2f}x; "
+          f"goal <= 1.5x: {'met' if with_ / without <= 1.5 else 'MISSED'})")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import argparse
 import numpy as np
 
 import ptosim
+
 from _timing import paired_us
 
 CPP_TLOAD_US, CPP_TMATMUL_US = 8.6, 2260.0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 
 def run_ptosim(kernel: Path, args: Mapping[str, object], *extra: str) -> None:

@@ -9,13 +9,13 @@ hostile value and calls again on a fresh copy of the machine. A refusal must be 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 import ptosim
-from ptosim.errors import PtoError
 
 
 class Opaque:

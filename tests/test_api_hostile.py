@@ -9,11 +9,10 @@ import math
 import numpy as np
 import pytest
 
+import api_harness
 import ptosim
 from ptosim.errors import PtoError, PtoTypeError, PtoValueError, VerifyError
 from ptosim.kernel import Kernel
-
-import api_harness
 
 
 def test_baselines_are_valid_calls():

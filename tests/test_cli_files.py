@@ -496,6 +496,7 @@ def test_signal_during_a_long_run(work, sig, code):
 
 def test_progress_lines_off_a_terminal():
     import io
+
     from ptosim.cli import _Progress
     stream = io.StringIO()
     p = _Progress(stream, every=10)

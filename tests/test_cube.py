@@ -7,9 +7,15 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim import AlignmentError, DtypeError, FieldRangeError, OutOfBoundsError, SpaceError, VerifyError
-
 from conftest import POISON, raw
+from ptosim import (
+    AlignmentError,
+    DtypeError,
+    FieldRangeError,
+    OutOfBoundsError,
+    SpaceError,
+    VerifyError,
+)
 
 NAMES = {np.float16: "f16", np.float32: "f32", np.int8: "i8", ml_dtypes.bfloat16: "bf16"}
 

@@ -6,10 +6,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ptosim
-from ptosim import (AlignmentError, DtypeError, FieldRangeError, OutOfBoundsError, SpaceError,
-                    TargetError, VerifyError)
-
 from conftest import POISON, raw
+from ptosim import (
+    AlignmentError,
+    DtypeError,
+    FieldRangeError,
+    OutOfBoundsError,
+    SpaceError,
+    TargetError,
+    VerifyError,
+)
 
 
 def reference_bursts(src: np.ndarray, dst: np.ndarray, length: int, dims) -> None:

@@ -8,10 +8,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ptosim
-from ptosim import (AlignmentError, DtypeError, FieldRangeError, OutOfBoundsError, PtoWarning,
-                    SpaceError, VerifyError)
-
 from conftest import POISON, raw
+from ptosim import (
+    AlignmentError,
+    DtypeError,
+    FieldRangeError,
+    OutOfBoundsError,
+    PtoWarning,
+    SpaceError,
+    VerifyError,
+)
 
 
 def reference_frac(gm: np.ndarray, l1: np.ndarray, es: int, mode: str, n: int, d: int,
@@ -101,7 +107,7 @@ def test_frac_matches_reference(data, dt, mode):
     l4 = (nblk - 1) * l3 + (n - 1) * l2 + 1 + data.draw(st.integers(0, 3), label="l4 extra")
     span = (n if mode == "dn2nz" else d) * es
     inner = span + data.draw(st.integers(0, 4), label="inner extra") * es
-    outer = ((d if mode == "dn2nz" else n)) * inner + data.draw(st.integers(0, 8), label="o")
+    outer = (d if mode == "dn2nz" else n) * inner + data.draw(st.integers(0, 8), label="o")
     gm_bytes = (g - 1) * outer + ((d - 1) * inner + n * es if mode == "dn2nz"
                                   else (n - 1) * inner + d * es)
     gm = np.random.default_rng(data.draw(st.integers(0, 99))).integers(

@@ -5,11 +5,18 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim import (AlignmentError, DtypeError, FieldRangeError, NotImplementedOpError,
-                    OutOfBoundsError, PtoWarning, SpaceError, TargetError, VerifyError)
-
 from conftest import POISON, raw
-
+from ptosim import (
+    AlignmentError,
+    DtypeError,
+    FieldRangeError,
+    NotImplementedOpError,
+    OutOfBoundsError,
+    PtoWarning,
+    SpaceError,
+    TargetError,
+    VerifyError,
+)
 
 NP_OF = {"f32": np.float32, "f16": np.float16}
 

@@ -5,8 +5,7 @@ import random
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from ptosim.errors import PtoSyntaxError
 from ptosim.frontend import parse_module, print_module

@@ -8,12 +8,30 @@ from xdsl.ir import SSAValue
 
 import ptosim
 from ptosim.api import PLANNED_OPS
-from ptosim.frontend import (MICRO_OPS, AddPtrOp, BarrierOp, CastPtrOp, GetBufOp,
-                             GetSubblockIdxOp, KernelKindAttr, MicroOp, PipeAttr,
-                             PipeBarrierOp,
-                             SectionCubeOp, SectionVectorOp, SetFlagOp, Sbitset1Op,
-                             SyncSetOp, SyncWaitOp, WaitFlagOp, load_context, op_location,
-                             parse_module, print_module, ptr_info)
+from ptosim.frontend import (
+    MICRO_OPS,
+    AddPtrOp,
+    BarrierOp,
+    CastPtrOp,
+    GetBufOp,
+    GetSubblockIdxOp,
+    KernelKindAttr,
+    MicroOp,
+    PipeAttr,
+    PipeBarrierOp,
+    Sbitset1Op,
+    SectionCubeOp,
+    SectionVectorOp,
+    SetFlagOp,
+    SyncSetOp,
+    SyncWaitOp,
+    WaitFlagOp,
+    load_context,
+    op_location,
+    parse_module,
+    print_module,
+    ptr_info,
+)
 
 # Pointers of every space and the scalars the snippets use. %cN is N (i64).
 PRELUDE = """module attributes {pto.target_arch = "a5"} {

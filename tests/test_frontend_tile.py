@@ -11,12 +11,35 @@ from xdsl.utils.exceptions import VerifyException
 
 import ptosim
 from ptosim.errors import PtoSyntaxError
-from ptosim.frontend import (TILE_OPS, AllocTileOp, LayoutAttr, MakeTensorViewOp,
-                             PartitionTensorViewType, PartitionViewOp, PipeAttr, TensorViewType,
-                             TExtractOp, TFillPadExpandOp, TFillPadInplaceOp, TFillPadOp,
-                             TileBufAddrOp, TileBufType, TileOp, TInsertOp, TLoadOp,
-                             TMatmulAccOp, TMatmulBiasOp, TMatmulOp, TMovOp, TStoreOp,
-                             parse_module, print_module, ptr_info, tile_info, view_info)
+from ptosim.frontend import (
+    TILE_OPS,
+    AllocTileOp,
+    LayoutAttr,
+    MakeTensorViewOp,
+    PartitionTensorViewType,
+    PartitionViewOp,
+    PipeAttr,
+    TensorViewType,
+    TExtractOp,
+    TFillPadExpandOp,
+    TFillPadInplaceOp,
+    TFillPadOp,
+    TileBufAddrOp,
+    TileBufType,
+    TileOp,
+    TInsertOp,
+    TLoadOp,
+    TMatmulAccOp,
+    TMatmulBiasOp,
+    TMatmulOp,
+    TMovOp,
+    TStoreOp,
+    parse_module,
+    print_module,
+    ptr_info,
+    tile_info,
+    view_info,
+)
 
 # --- kernels -----------------------------------------------------------------------------------
 VEC = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {

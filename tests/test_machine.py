@@ -272,7 +272,7 @@ def test_read_rejects_negative_count():
 
 def test_ptr_rejects_non_integer_block_and_steps():
     m = ptosim.Machine()
-    with pytest.raises(ptosim.PtoError, match="block 0.5 does not exist"):
+    with pytest.raises(ptosim.PtoError, match=r"block 0\.5 does not exist"):
         m.ptr("l1", "f32", 0, block=0.5)
     p = m.ptr("l1", "f32", 0)
     with pytest.raises(ptosim.PtoError, match="whole elements"):
@@ -287,7 +287,7 @@ def test_planned_ops_raise_not_implemented():
                                                            "ptosim does not implement yet"):
         m.mad_mx(None, None, None, 16, 16, 64)
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
-        m.nonsense
+        _ = m.nonsense
 
 
 def test_block_dim_is_bounded_by_the_targets_ai_cores():

@@ -1,5 +1,5 @@
-"""Packaging promises: the README's test command is what CI runs, the declared licence
-ships, and pictures fail clearly without the optional matplotlib."""
+"""Packaging promises: the README's test command is what CI runs (then the linters), the
+declared licence ships, and pictures fail clearly without the optional matplotlib."""
 
 import subprocess
 import sys
@@ -14,6 +14,18 @@ def test_ci_runs_the_readme_test_command():
     command = readme.split("```sh\n", 1)[1].splitlines()[1].split("#")[0].strip()
     assert command.startswith("pip install -e '.[dev]'")
     assert command in (ROOT / ".ci" / "run").read_text()
+
+
+def test_ci_lints_with_the_tools_pinned_in_the_dev_extra():
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    tests = next(i for i, line in enumerate(ci) if line.endswith("python -m pytest"))
+    assert ci[tests + 1:tests + 3] == ["ruff check .", "mypy"]     # after the tests
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    dev = pyproject["project"]["optional-dependencies"]["dev"]
+    for tool in ("ruff", "mypy"):
+        assert sum(d.startswith(tool + "==") for d in dev) == 1, (tool, dev)
+    assert pyproject["tool"]["ruff"]["line-length"] == 100
+    assert pyproject["tool"]["mypy"]["files"] == ["src"]
 
 
 def test_licence_file_matches_the_declared_licence():

@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim import SpaceError, VerifyError
-
 from conftest import POISON, raw
+from ptosim import SpaceError, VerifyError
 
 NP = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16, "i16": np.int16,
       "ui8": np.uint8, "i8": np.int8, "i64": np.int64, "ui64": np.uint64}

@@ -7,6 +7,7 @@ import pytest
 import ptosim
 from tile_helpers import NP, al, matmul_to_acc, run_matmul
 
+
 def packed(kind, w, c0):
     """Packed strides of a whole 5-D tensor ``w`` in layout ``kind``."""
     w0, w1, w2, w3, w4 = w

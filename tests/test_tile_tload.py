@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 import ptosim
+from conftest import POISON, raw
 from ptosim import OutOfBoundsError, VerifyError
 from ptosim.kernel import Kernel
-
-from conftest import POISON, raw
 
 BF16 = ml_dtypes.bfloat16
 

@@ -68,6 +68,7 @@ def test_schedule_follows_flags_semaphores_and_cost_model(tmp_path):
 
 def test_trace_picture(tmp_path, capsys):
     from matplotlib.image import imread
+
     from ptosim.timeline_plot import PIPE_COLOURS, lanes
     trace = traced_split(tmp_path)
     png = tmp_path / "timeline.png"

@@ -2,10 +2,24 @@
 
 from .api import Machine
 from .dtypes import DType, c0, dtype, hif8_to_float32, sizeof
-from .errors import (AlignmentError, DeadlockError, DtypeError, FieldRangeError, NotImplementedOpError,
-                     OutOfBoundsError, PtoError, PtoSyntaxError, PtoTypeError, PtoValueError,
-                     PtoWarning, SpaceError, StructureError, TargetError, UnknownDtypeError,
-                     VerifyError)
+from .errors import (
+                     AlignmentError,
+                     DeadlockError,
+                     DtypeError,
+                     FieldRangeError,
+                     NotImplementedOpError,
+                     OutOfBoundsError,
+                     PtoError,
+                     PtoSyntaxError,
+                     PtoTypeError,
+                     PtoValueError,
+                     PtoWarning,
+                     SpaceError,
+                     StructureError,
+                     TargetError,
+                     UnknownDtypeError,
+                     VerifyError,
+)
 from .layout import Layout, gm_layout, tile_layout
 from .machine import Ptr
 from .targets import TARGETS, Target, get_target
@@ -17,5 +31,6 @@ __all__ = [
     "Layout", "tile_layout", "gm_layout", "Target", "TARGETS", "get_target",
     "PtoError", "VerifyError", "SpaceError", "DtypeError", "FieldRangeError",
     "AlignmentError", "OutOfBoundsError", "TargetError", "UnknownDtypeError",
-    "NotImplementedOpError", "PtoWarning", "PtoTypeError", "PtoValueError", "StructureError", "PtoSyntaxError", "DeadlockError", "__version__",
+    "NotImplementedOpError", "PtoWarning", "PtoTypeError", "PtoValueError", "StructureError",
+    "PtoSyntaxError", "DeadlockError", "__version__",
 ]

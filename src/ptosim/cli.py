@@ -13,15 +13,25 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from . import __version__
 from .errors import PtoError, printable
-from .files import (GIB, MIB, Destination, FileUsageError, check_destination,
-                    named_destination, parse_size, read_regular, write_all)
+from .files import (
+    GIB,
+    MIB,
+    Destination,
+    FileUsageError,
+    check_destination,
+    named_destination,
+    parse_size,
+    read_regular,
+    write_all,
+)
 from .targets import TARGETS, get_target
 
 DEFAULT_MAX_OPS = 10 ** 8       # ~10-20 min at the interpreter's 0.1-0.2 M scalar ops/s
@@ -308,6 +318,7 @@ def _trace(args: argparse.Namespace) -> int:
 
 def _layout(args: argparse.Namespace) -> int:
     import os
+
     from .kernel import UsageError
     from .layout_plot import gm_grid, layout_grid, render_layout, render_terminal
 

@@ -11,7 +11,7 @@ Every result is compared with a golden built with numpy reshape/transpose.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .errors import UnknownDtypeError
 
@@ -40,7 +41,7 @@ class DType:
         return self.name
 
 
-def _d(name: str, carrier: object, kind: str) -> DType:
+def _d(name: str, carrier: DTypeLike, kind: str) -> DType:
     dt = np.dtype(carrier)
     return DType(name, dt, dt.itemsize, kind)
 
@@ -95,7 +96,7 @@ for _name in ("f16", "bf16", "f32", "i8", "ui8", "i16", "ui16", "i32", "ui32", "
     _FROM_NUMPY.setdefault(DTYPES[_name].np, _name)
 
 
-def dtype(spelling: "str | DType | np.dtype | type") -> DType:
+def dtype(spelling: str | DType | np.dtype | type) -> DType:
     """Look up an element type by any accepted spelling (``f16``, ``!pto.hif8``, ``half`` ...)."""
     if isinstance(spelling, DType):
         return spelling
@@ -110,7 +111,7 @@ def dtype(spelling: "str | DType | np.dtype | type") -> DType:
                 f"unknown element type {spelling!r}; known: {', '.join(DTYPES)}")
         return found
     try:
-        npd = np.dtype(spelling)  # type: ignore[arg-type]
+        npd = np.dtype(spelling)
     except TypeError:
         raise UnknownDtypeError(f"unknown element type {spelling!r}") from None
     return from_numpy(npd)
@@ -126,12 +127,12 @@ def from_numpy(npd: np.dtype) -> DType:
     return DTYPES[name]
 
 
-def sizeof(spelling: "str | DType") -> int:
+def sizeof(spelling: str | DType) -> int:
     """Bytes per element (per pair for packed ``...x2`` types)."""
     return dtype(spelling).size
 
 
-def c0(spelling: "str | DType") -> int:
+def c0(spelling: str | DType) -> int:
     """Elements per 32-byte block: C0 = 32 / sizeof."""
     return dtype(spelling).c0
 

@@ -11,7 +11,8 @@ import functools
 import inspect
 import threading
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def printable(text: object, *, keep_newlines: bool = False) -> str:
@@ -45,7 +46,7 @@ class PtoError(Exception):
         text = printable(text, keep_newlines=self.MULTILINE)
         return f"{printable(self.loc)}: error: {text}" if self.loc else text
 
-    def with_loc(self, loc: str) -> "PtoError":
+    def with_loc(self, loc: str) -> PtoError:
         """Attach a source location (``file:line:col``) and re-render the message."""
         self.loc = loc
         self.args = (self._render(),)
@@ -173,7 +174,7 @@ def api_guard(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except PtoError:
             raise
-        except Exception as err:     # noqa: BLE001 - converted below or re-raised
+        except Exception as err:     # converted below or re-raised
             if depth:
                 raise                # the outermost guard converts, naming its op
             for builtin, pto in _BUILTIN_TO_PTO:

@@ -16,9 +16,11 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, ContextManager
+from typing import Any
 
 from .errors import PtoError
 
@@ -200,7 +202,7 @@ def _fsync_dir(path: Path) -> None:
 
 def write_all(items: list[tuple[Destination, Any]], *,
               before_rename: Callable[[], None] | None = None,
-              renaming: Callable[[], ContextManager[Any]] = contextlib.nullcontext) -> None:
+              renaming: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> None:
     """Write every ``(destination, data)`` all or nothing (see the module doc).
 
     ``before_rename`` runs once every temporary file is complete; ``renaming()`` is a context
@@ -257,6 +259,6 @@ def _make_dirs(path: Path, made: list[Path]) -> None:
         made.append(d)
 
 
-def write_atomic(path: "str | Path", data: bytes) -> None:
+def write_atomic(path: str | Path, data: bytes) -> None:
     """Replace one file atomically (a trace from the Python API)."""
     write_all([(named_destination(str(path), Path(path)), data)])

@@ -10,9 +10,10 @@ The CLI (`ptosim run`) is a thin layer over this module.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
@@ -23,9 +24,9 @@ from .dtypes import dtype as _dtype
 from .errors import PtoError, PtoSyntaxError, api_guard
 from .interp import check_structure, functions, kernel_function, run_kernel, target_of
 from .interp.diagnostics import Diagnostic, WarningLog
+from .interp.executor import pointer_like
 from .interp.hazards import HazardChecker, buffer_namer
 from .interp.timeline import Observers, Timeline
-from .interp.executor import pointer_like
 
 
 class UsageError(PtoError):
@@ -72,23 +73,23 @@ class Kernel:
         self.locate = locate
         self.func = kernel_function(module, entry)
         check_structure(functions(module), self.func, locate)   # before anything walks it
-        self.entry = self.func.properties["sym_name"].data   # type: ignore[union-attr]
+        self.entry = self.func.properties["sym_name"].data   # type: ignore[attr-defined]
         block = self.func.regions[0].blocks.first
         assert block is not None
         self.params = [Param(i, a.name_hint or str(i), a.type) for i, a in enumerate(block.args)]
 
     @classmethod
-    def from_text(cls, text: str, filename: str = "<input>", entry: str | None = None) -> "Kernel":
+    def from_text(cls, text: str, filename: str = "<input>", entry: str | None = None) -> Kernel:
         from .frontend import op_location, parse_module
         module = parse_module(text, filename)
         return cls(module, filename, entry, op_location)
 
     @classmethod
-    def from_file(cls, path: "str | Path", entry: str | None = None) -> "Kernel":
+    def from_file(cls, path: str | Path, entry: str | None = None) -> Kernel:
         return cls.from_bytes(Path(path).read_bytes(), str(path), entry)
 
     @classmethod
-    def from_bytes(cls, raw: bytes, path: str, entry: str | None = None) -> "Kernel":
+    def from_bytes(cls, raw: bytes, path: str, entry: str | None = None) -> Kernel:
         """A kernel from the bytes of a `.pto` file (UTF-8), named ``path`` in diagnostics."""
         try:
             text = raw.decode("utf-8")

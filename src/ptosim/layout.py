@@ -80,7 +80,7 @@ class Layout:
         c = _digits_dot(np.arange(cols, dtype=np.int64), self.col_modes)
         return r[:, None] + c[None, :]
 
-    def view(self, buf: np.ndarray, byte_offset: int, dt: "DType | str") -> np.ndarray:
+    def view(self, buf: np.ndarray, byte_offset: int, dt: DType | str) -> np.ndarray:
         """A strided view of ``buf`` (uint8) with one axis per mode; reshape to (rows, cols)
         to read the logical matrix, assign through it to write one."""
         d = _dtype(dt)
@@ -101,7 +101,7 @@ def _digits_dot(index: np.ndarray, modes: tuple[Mode, ...]) -> np.ndarray:
     return out
 
 
-def fractal_box(dt: "DType | str", slayout: str, fractal: int = 512) -> tuple[int, int]:
+def fractal_box(dt: DType | str, slayout: str, fractal: int = 512) -> tuple[int, int]:
     """Inner box (rows, cols) of a fractal: 16 x C0 (RowMajor), C0 x 16 (ColMajor),
     16 x 16 for the 1024 B accumulator fractal, 16 x 2 / 2 x 16 for the 32 B MX scale one."""
     c0 = _dtype(dt).c0
@@ -124,7 +124,7 @@ def layout_name(blayout: str, slayout: str) -> str:
         raise PtoValueError(f"no layout for BLayout={blayout!r}, SLayout={slayout!r}") from None
 
 
-def tile_layout(name: str, rows: int, cols: int, dt: "DType | str",
+def tile_layout(name: str, rows: int, cols: int, dt: DType | str,
                 fractal: int = 512) -> Layout:
     """Layout of a physical ``rows x cols`` tile (offsets in elements from the tile base)."""
     key = name.upper()
@@ -186,7 +186,8 @@ _MX_MODES: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
 MX_LAYOUTS = tuple(_MX_MODES)
 
 
-def gm_nz_canonical(rows: int, cols: int, dt: "DType | str") -> tuple[tuple[int, ...], tuple[int, ...]]:
+def gm_nz_canonical(rows: int, cols: int, dt: DType | str
+                    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Shape and packed strides of the canonical GM NZ view of a rows x cols matrix
     (rows a multiple of 16, cols a multiple of C0): byte-identical to an NZ tile."""
     c0 = _dtype(dt).c0

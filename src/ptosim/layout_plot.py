@@ -432,7 +432,8 @@ def _logical_plan(grid: LayoutGrid) -> _Plan:
 def _cells(ax: Any, verts: np.ndarray, face: Any, hatch: str | None, gid: str,
            cell: float) -> None:
     from matplotlib.collections import PolyCollection
-    coll = PolyCollection(verts, facecolors=face, edgecolors="white", hatch=hatch,
+    coll = PolyCollection(verts, facecolors=face,  # type: ignore[arg-type]  # (N, 4, 2) array
+                          edgecolors="white", hatch=hatch,
                           linewidths=0.4 if cell >= 0.09 else 0)
     if hatch:
         coll.set_hatchcolor(PAD_HATCH)

@@ -9,14 +9,13 @@ The ops (`ptosim.ops`) add the instructions on top of this state.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from .dtypes import DType, dtype as _dtype, from_numpy
-from .errors import (OutOfBoundsError, PtoError, PtoTypeError, PtoValueError, SpaceError,
-                     TargetError)
+from .errors import OutOfBoundsError, PtoError, PtoTypeError, PtoValueError, SpaceError, TargetError
 from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get_target
 
 GM_BASE = 0x1000_0000   # first GM allocation address (never 0, so null pointers stand out)
@@ -46,18 +45,18 @@ class Ptr:
     sub: int = 0
     block: int = 0
 
-    def __add__(self, elements: int) -> "Ptr":
+    def __add__(self, elements: int) -> Ptr:
         if type(elements) is not int and not isinstance(elements, np.integer):
             raise PtoTypeError(f"pointer arithmetic moves by whole elements; got {elements!r}")
         return Ptr(self.space, self.dtype, self.offset + int(elements) * self.dtype.size,
                    self.sub, self.block)
 
-    def __sub__(self, elements: int) -> "Ptr":
+    def __sub__(self, elements: int) -> Ptr:
         if type(elements) is not int and not isinstance(elements, np.integer):
             raise PtoTypeError(f"pointer arithmetic moves by whole elements; got {elements!r}")
         return self + (-int(elements))
 
-    def cast(self, dt: "DType | str") -> "Ptr":
+    def cast(self, dt: DType | str) -> Ptr:
         """The same address seen with another element type."""
         return Ptr(self.space, _dtype(dt), self.offset, self.sub, self.block)
 
@@ -88,7 +87,7 @@ class BlockState:
 class MachineState:
     """Buffers and pointers of a simulated NPU; see `ptosim.Machine` for the ops."""
 
-    def __init__(self, target: "str | Target" = "a5", *, block_dim: int = 1,
+    def __init__(self, target: str | Target = "a5", *, block_dim: int = 1,
                  poison: int | None = None, ctrl: int | None = None,
                  force_block_dim: bool = False) -> None:
         self.target: Target = get_target(target)
@@ -122,7 +121,7 @@ class MachineState:
         self._gm_next = GM_BASE
 
     # --- allocation and pointers -----------------------------------------------------
-    def gm(self, array: "np.ndarray | list | tuple", dtype: "str | DType | None" = None) -> Ptr:
+    def gm(self, array: np.ndarray | list | tuple, dtype: str | DType | None = None) -> Ptr:
         """Copy an array into a new GM allocation; the pointer is typed by the array's
         dtype, or by ``dtype`` (values are then converted as `write` does)."""
         arr = np.ascontiguousarray(array)
@@ -135,7 +134,7 @@ class MachineState:
             self._gm[-1].data[:] = arr.reshape(-1).view(np.uint8)
         return ptr
 
-    def gm_empty(self, n: int, dtype: "str | DType") -> Ptr:
+    def gm_empty(self, n: int, dtype: str | DType) -> Ptr:
         """A zero-filled GM allocation of ``n`` elements."""
         dt = _dtype(dtype)
         self.require_dtype(dt)
@@ -151,7 +150,7 @@ class MachineState:
         self._gm_next = base + -(-max(nbytes, 1) // GM_ALIGN) * GM_ALIGN + GM_GUARD
         return Ptr("gm", dt, base)
 
-    def ptr(self, space: str, dtype: "str | DType", byte_offset: int = 0, *,
+    def ptr(self, space: str, dtype: str | DType, byte_offset: int = 0, *,
             subblock: int = 0, block: int = 0) -> Ptr:
         """A pointer into an on-chip buffer (``l1 l0a l0b l0c bt fb ub`` or the aliases
         ``mat left right acc vec bias scaling``) at a byte offset."""
@@ -236,7 +235,7 @@ class MachineState:
         data, start = self.region(ptr, nbytes, access="R", op="read")
         return data[start:start + nbytes].view(ptr.dtype.np).copy()
 
-    def write(self, ptr: Ptr, array: "np.ndarray | list | tuple | float | int") -> None:
+    def write(self, ptr: Ptr, array: np.ndarray | list | tuple | float | int) -> None:
         """Store elements at ``ptr``. Values are converted to the pointer's element type;
         an unsigned-integer array of the element's size is taken as raw bit patterns."""
         arr = _as_carrier(np.asarray(array), ptr.dtype).reshape(-1)

@@ -177,7 +177,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (A2A3, A5)}
 assert all(d in DTYPES for t in TARGETS.values() for d in t.dtypes)
 
 
-def get_target(name: "str | Target") -> Target:
+def get_target(name: str | Target) -> Target:
     """Look up a profile by name (``a2a3`` or ``a5``)."""
     if isinstance(name, Target):
         return name

@@ -11,8 +11,9 @@ What the interpreter uses
 -------------------------
 Every op class carries ``SPEC``, its `ptosim.isa.OpSpec` (the registry entry: pipe, core,
 targets, Machine method ...), attached when the dialect is built. Micro ops (`MICRO_OPS`, all
-subclasses of `MicroOp`) have ``SPEC.method`` (the `ptosim.Machine` method name) and ``python_call() -> (positional, keywords)`` in exactly
-that method's Python shape; every operand is an xDSL ``SSAValue`` (also inside tuples and
+subclasses of `MicroOp`) have ``SPEC.method`` (the `ptosim.Machine` method name) and
+``python_call() -> (positional, keywords)`` in exactly that method's Python shape;
+every operand is an xDSL ``SSAValue`` (also inside tuples and
 lists), keywords hold str / bool::
 
     pos, kw = op.python_call()      # substitute runtime values for the SSAValues, then
@@ -108,29 +109,97 @@ fb); `is_pointer_type(type)`. Module attributes (``pto.target_arch``, ``pto.kern
 as `KernelKindAttr` with ``.value.data``) are read from ``module.attributes``.
 """
 
-from .attributes import (SPACES, AddressSpaceAttr, F4E1M2x2Type, F4E2M1x2Type, Hif8Type,
-                         Hif8x2Type, KernelKindAttr, PipeAttr, PtrType, is_pointer_type,
-                         ptr_info)
+from .attributes import (
+                         SPACES,
+                         AddressSpaceAttr,
+                         F4E1M2x2Type,
+                         F4E2M1x2Type,
+                         Hif8Type,
+                         Hif8x2Type,
+                         KernelKindAttr,
+                         PipeAttr,
+                         PtrType,
+                         is_pointer_type,
+                         ptr_info,
+)
 from .base import MicroOp
 from .ctrl_ops import GetCtrlOp, Sbitset0Op, Sbitset1Op, SetCtrlOp
-from .cube_ops import (MadAccOp, MadBiasOp, MadMxAccOp, MadMxBiasOp, MadMxOp, MadOp,
-                       MteL1L0aMxOp, MteL1L0aOp, MteL1L0bMxOp, MteL1L0bOp)
+from .cube_ops import (
+                         MadAccOp,
+                         MadBiasOp,
+                         MadMxAccOp,
+                         MadMxBiasOp,
+                         MadMxOp,
+                         MadOp,
+                         MteL1L0aMxOp,
+                         MteL1L0aOp,
+                         MteL1L0bMxOp,
+                         MteL1L0bOp,
+)
 from .dialect import MICRO_OPS, PTO
-from .dma_ops import (MteGmL1FracOp, MteGmL1Op, MteGmUbOp, MteL1BtOp, MteL1FbOp, MteL1UbOp,
-                      MteUbGmOp, MteUbL1Op, MteUbUbOp)
+from .dma_ops import (
+                         MteGmL1FracOp,
+                         MteGmL1Op,
+                         MteGmUbOp,
+                         MteL1BtOp,
+                         MteL1FbOp,
+                         MteL1UbOp,
+                         MteUbGmOp,
+                         MteUbL1Op,
+                         MteUbUbOp,
+)
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from .pointer_ops import AddPtrOp, CastPtrOp
-from .structure_ops import (GetBlockIdxOp, GetBlockNumOp, GetSubblockIdxOp, GetSubblockNumOp,
-                            SectionCubeOp, SectionVectorOp)
-from .sync_ops import (BarrierOp, GetBufOp, MemBarOp, PipeBarrierOp, RlsBufOp, SetFlagOp,
-                       SyncSetOp, SyncWaitOp, WaitFlagOp)
+from .structure_ops import (
+                         GetBlockIdxOp,
+                         GetBlockNumOp,
+                         GetSubblockIdxOp,
+                         GetSubblockNumOp,
+                         SectionCubeOp,
+                         SectionVectorOp,
+)
+from .sync_ops import (
+                         BarrierOp,
+                         GetBufOp,
+                         MemBarOp,
+                         PipeBarrierOp,
+                         RlsBufOp,
+                         SetFlagOp,
+                         SyncSetOp,
+                         SyncWaitOp,
+                         WaitFlagOp,
+)
 from .text import load_context, location, op_location, parse_module, print_module
-from .tile_ops import (TILE_OPS, AllocTileOp, MakeTensorViewOp, PartitionViewOp, TExtractOp,
-                       TFillPadExpandOp, TFillPadInplaceOp, TFillPadOp, TileBufAddrOp, TileOp,
-                       TInsertOp, TLoadOp, TMatmulAccOp, TMatmulBiasOp, TMatmulOp, TMovOp,
-                       TStoreOp, constant_int)
-from .tile_types import (LayoutAttr, PartitionTensorViewType, TensorViewType, TileBufType,
-                         is_tile_type, is_view_type, tile_info, view_info)
+from .tile_ops import (
+                         TILE_OPS,
+                         AllocTileOp,
+                         MakeTensorViewOp,
+                         PartitionViewOp,
+                         TExtractOp,
+                         TFillPadExpandOp,
+                         TFillPadInplaceOp,
+                         TFillPadOp,
+                         TileBufAddrOp,
+                         TileOp,
+                         TInsertOp,
+                         TLoadOp,
+                         TMatmulAccOp,
+                         TMatmulBiasOp,
+                         TMatmulOp,
+                         TMovOp,
+                         TStoreOp,
+                         constant_int,
+)
+from .tile_types import (
+                         LayoutAttr,
+                         PartitionTensorViewType,
+                         TensorViewType,
+                         TileBufType,
+                         is_tile_type,
+                         is_view_type,
+                         tile_info,
+                         view_info,
+)
 
 __all__ = [
     "parse_module", "print_module", "load_context", "location", "op_location", "ptr_info",

@@ -16,8 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (AnyFloat, IndexType, IntegerType, MemRefType, Signedness,
-                                   StringAttr)
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    Signedness,
+    StringAttr,
+)
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -270,7 +276,7 @@ def is_float_type(t: Attribute) -> bool:
 
 def is_number_type(t: Attribute) -> bool:
     """Any integer (including i1/i8/i16) or float scalar: pad values and clip payloads."""
-    return isinstance(t, (IntegerType, IndexType)) or isinstance(t, AnyFloat)
+    return isinstance(t, (IntegerType, IndexType, AnyFloat))
 
 
 # Operand kinds: the predicate and the words used in diagnostics.

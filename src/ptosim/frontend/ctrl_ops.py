@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import i64
-from xdsl.irdl import (IRDLOperation, irdl_op_definition, operand_def, result_def,
-                       traits_def)
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
@@ -35,7 +34,7 @@ class GetCtrlOp(IRDLOperation):
     result = result_def(i64)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "GetCtrlOp":
+    def parse(cls, parser: Parser) -> GetCtrlOp:
         parser.parse_punctuation(":", " before the get_ctrl result type")
         _expect_i64(parser, cls.name)
         return cls.build(result_types=[i64])
@@ -52,7 +51,7 @@ class SetCtrlOp(IRDLOperation):
     value = operand_def(i64)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "SetCtrlOp":
+    def parse(cls, parser: Parser) -> SetCtrlOp:
         ops = Operands(parser, cls.name)
         ops.add("value", "i64")
         parser.parse_punctuation(":", " before the set_ctrl type")
@@ -75,7 +74,7 @@ class _BitSet(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_BitSet":
+    def parse(cls, parser: Parser) -> _BitSet:
         ops = Operands(parser, cls.name)
         ops.add_list(["value", "bit"], "i64")
         parser.parse_punctuation(":", f" before the {cls.name} types")

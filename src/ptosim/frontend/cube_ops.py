@@ -17,8 +17,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i1
-from xdsl.irdl import (AttrSizedOperandSegments, irdl_op_definition, operand_def,
-                       opt_operand_def, opt_prop_def)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
@@ -38,7 +44,7 @@ class _L1ToL0(MicroOp):
     transpose = opt_prop_def(UnitAttr)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_L1ToL0":
+    def parse(cls, parser: Parser) -> _L1ToL0:
         ops = Operands(parser, cls.name)
         ops.add_list(["src", "dst", *cls.DIMS], ["ptr", "ptr", "int", "int"])
         pos = parser.pos
@@ -136,12 +142,12 @@ class _Mad(MicroOp):
         return ["lhs", "rhs", "dst"] + (["bias"] if cls.HAS_BIAS else []) + ["m", "n", "k"]
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_Mad":
+    def parse(cls, parser: Parser) -> _Mad:
         labels = cls._labels()
         ops = Operands(parser, cls.name)
         n_ptr = len(labels) - 3
         ops.add_list(labels, ["ptr"] * n_ptr + ["int"] * 3)
-        props: dict[str, object] = {}
+        props: dict[str, Attribute] = {}
         last = -1
         words = [c[0] for c in _MAD_CLAUSES]
         while True:

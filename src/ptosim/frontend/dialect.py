@@ -5,23 +5,72 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 
 from ..isa import BY_MNEMONIC
-from .attributes import (AddressSpaceAttr, F4E1M2x2Type, F4E2M1x2Type, Hif8Type, Hif8x2Type,
-                         KernelKindAttr, PipeAttr, PtrType)
+from .attributes import (
+    AddressSpaceAttr,
+    F4E1M2x2Type,
+    F4E2M1x2Type,
+    Hif8Type,
+    Hif8x2Type,
+    KernelKindAttr,
+    PipeAttr,
+    PtrType,
+)
 from .base import MicroOp
-from .ctrl_ops import GetCtrlOp, SetCtrlOp, Sbitset0Op, Sbitset1Op
-from .cube_ops import (MadAccOp, MadBiasOp, MadMxAccOp, MadMxBiasOp, MadMxOp, MadOp,
-                       MteL1L0aMxOp, MteL1L0aOp, MteL1L0bMxOp, MteL1L0bOp)
-from .dma_ops import (MteGmL1FracOp, MteGmL1Op, MteGmUbOp, MteL1BtOp, MteL1FbOp, MteL1UbOp,
-                      MteUbGmOp, MteUbL1Op, MteUbUbOp)
+from .ctrl_ops import GetCtrlOp, Sbitset0Op, Sbitset1Op, SetCtrlOp
+from .cube_ops import (
+    MadAccOp,
+    MadBiasOp,
+    MadMxAccOp,
+    MadMxBiasOp,
+    MadMxOp,
+    MadOp,
+    MteL1L0aMxOp,
+    MteL1L0aOp,
+    MteL1L0bMxOp,
+    MteL1L0bOp,
+)
+from .dma_ops import (
+    MteGmL1FracOp,
+    MteGmL1Op,
+    MteGmUbOp,
+    MteL1BtOp,
+    MteL1FbOp,
+    MteL1UbOp,
+    MteUbGmOp,
+    MteUbL1Op,
+    MteUbUbOp,
+)
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from .pointer_ops import AddPtrOp, CastPtrOp
-from .structure_ops import (GetBlockIdxOp, GetBlockNumOp, GetSubblockIdxOp, GetSubblockNumOp,
-                            SectionCubeOp, SectionVectorOp)
-from .sync_ops import (BarrierOp, GetBufOp, MemBarOp, PipeBarrierOp, RlsBufOp, SetFlagOp,
-                       SyncSetOp, SyncWaitOp, WaitFlagOp)
+from .structure_ops import (
+    GetBlockIdxOp,
+    GetBlockNumOp,
+    GetSubblockIdxOp,
+    GetSubblockNumOp,
+    SectionCubeOp,
+    SectionVectorOp,
+)
+from .sync_ops import (
+    BarrierOp,
+    GetBufOp,
+    MemBarOp,
+    PipeBarrierOp,
+    RlsBufOp,
+    SetFlagOp,
+    SyncSetOp,
+    SyncWaitOp,
+    WaitFlagOp,
+)
 from .tile_ops import TILE_OPS, VIEW_OPS
-from .tile_types import (AccToVecModeAttr, AtomicTypeAttr, LayoutAttr, PartitionTensorViewType,
-                         ReluPreModeAttr, TensorViewType, TileBufType)
+from .tile_types import (
+    AccToVecModeAttr,
+    AtomicTypeAttr,
+    LayoutAttr,
+    PartitionTensorViewType,
+    ReluPreModeAttr,
+    TensorViewType,
+    TileBufType,
+)
 
 MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,

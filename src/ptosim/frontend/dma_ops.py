@@ -16,14 +16,29 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
-from xdsl.irdl import (AttrSizedOperandSegments, irdl_op_definition, operand_def,
-                       opt_operand_def, prop_def, var_operand_def)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    var_operand_def,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .base import MicroOp, Slot, require, triples
-from .syntax import (Operands, choice, comma, keyword, parse_types, print_group,
-                     print_types, print_values, reject_extra_types)
+from .syntax import (
+    Operands,
+    choice,
+    comma,
+    keyword,
+    parse_types,
+    print_group,
+    print_types,
+    print_values,
+    reject_extra_types,
+)
 
 _LOOP_WORDS = ("loop", "loop1", "loop2")
 _BURST_CLAUSES = ("nburst",) + _LOOP_WORDS + ("pad",)
@@ -48,7 +63,7 @@ class _BurstDma(MicroOp):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_BurstDma":
+    def parse(cls, parser: Parser) -> _BurstDma:
         ops = Operands(parser, cls.name)
         heads = [cls.NAMES[0], cls.NAMES[1]] + (["l2_cache_ctl"] if cls.HAS_L2 else []) \
             + ["len_burst"]
@@ -248,7 +263,7 @@ class MteGmL1FracOp(MicroOp):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "MteGmL1FracOp":
+    def parse(cls, parser: Parser) -> MteGmL1FracOp:
         name = cls.name
         ops = Operands(parser, name)
         ops.add_list(["src", "dst"], "ptr")

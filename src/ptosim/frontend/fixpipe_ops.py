@@ -18,17 +18,33 @@ The trailing type list is flat, in operand order.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import StringAttr
-from xdsl.irdl import (AttrSizedOperandSegments, irdl_op_definition, operand_def,
-                       opt_operand_def, opt_prop_def, var_operand_def)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    var_operand_def,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .base import MicroOp, Slot, require
-from .syntax import (Operands, choice, comma, identifier, keyword, parse_types, print_group,
-                     print_types, print_values, reject_extra_types)
+from .syntax import (
+    Operands,
+    choice,
+    comma,
+    identifier,
+    keyword,
+    parse_types,
+    print_group,
+    print_types,
+    print_values,
+    reject_extra_types,
+)
 
 # Clause word -> order slot; words sharing a slot are mutually exclusive.
 _ORDER = {"unit_flag": 0, "pre_quant": 1, "pre_relu": 2, "nz2nd": 3, "nz2dn": 3, "nz2nz": 3,
@@ -74,7 +90,7 @@ class _Fixpipe(MicroOp):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_Fixpipe":
+    def parse(cls, parser: Parser) -> _Fixpipe:
         name = cls.name
         st = _State(Operands(parser, name))
         st.ops.add_list(_HEAD, ["ptr", "ptr", "int", "int", "int", "int"])
@@ -112,7 +128,7 @@ class _Fixpipe(MicroOp):
         types = parse_types(parser, len(st.ops), name)
         reject_extra_types(parser, name)
         values = st.ops.resolve(types)
-        operands: list[object] = list(values[:6])
+        operands: list[Any] = list(values[:6])
         for segment, _, _ in _OPTIONAL:
             at = st.segments.get(segment)
             operands.append(None if at is None else [values[at]])
@@ -180,8 +196,8 @@ class _Fixpipe(MicroOp):
         require(self.relu_mode is not None or (self.relu_payload is None and self.clip is None),
                 f"{name}: pre_relu payload and clip need a pre_relu mode")
         require(len(self.loop3) in (0, 3), f"{name}: loop3 takes 3 operands")
-        require(self.layout_value is None or self.layout is not None
-                and self.layout.data in ("nz2dn", "nz2nz"),
+        require(self.layout_value is None or (self.layout is not None
+                and self.layout.data in ("nz2dn", "nz2nz")),
                 f"{name}: only nz2dn and nz2nz take a value")
         require(self.layout is None or self.layout.data in ("nz2nd", "nz2dn", "nz2nz"),
                 f"{name}: layout must be nz2nd, nz2dn or nz2nz")

@@ -46,7 +46,7 @@ class CastPtrOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "CastPtrOp":
+    def parse(cls, parser: Parser) -> CastPtrOp:
         ops = Operands(parser, cls.name)
         ops.add("input", "any")
         parser.parse_punctuation(":", " before the castptr types")
@@ -91,7 +91,7 @@ class AddPtrOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "AddPtrOp":
+    def parse(cls, parser: Parser) -> AddPtrOp:
         ops = Operands(parser, cls.name)
         ops.add("ptr", "ptr")
         parser.parse_punctuation(",", " between the addptr operands")

@@ -28,7 +28,7 @@ class _Section(IRDLOperation):
     traits = traits_def(NoTerminator())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_Section":
+    def parse(cls, parser: Parser) -> _Section:
         region = parser.parse_region()
         if not region.blocks:
             region.add_block(Block())
@@ -63,7 +63,7 @@ class _Query(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_Query":
+    def parse(cls, parser: Parser) -> _Query:
         if parser.parse_optional_punctuation(":") is not None:
             pos = parser.pos
             if parser.parse_type() != i64:

@@ -15,12 +15,18 @@ markers; ``pto.sync.set`` / ``pto.sync.wait`` are the cross-core semaphores.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IntAttr, StringAttr
-from xdsl.ir import SSAValue
-from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_op_definition,
-                       opt_operand_def, opt_prop_def, prop_def)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -51,7 +57,7 @@ class _Flag(IRDLOperation):
     event_id = prop_def(StringAttr, prop_name="event_id")
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_Flag":
+    def parse(cls, parser: Parser) -> _Flag:
         parser.parse_punctuation("[", f" after {cls.name}")
         src = _quoted(parser, PIPES, cls.name, "the source pipe")
         parser.parse_punctuation(",")
@@ -93,7 +99,7 @@ class BarrierOp(IRDLOperation):
     pipe_attr = prop_def(PipeAttr, prop_name="pipe")
 
     @classmethod
-    def parse(cls, parser: Parser) -> "BarrierOp":
+    def parse(cls, parser: Parser) -> BarrierOp:
         pos = parser.pos
         attr = parser.parse_attribute()
         if not isinstance(attr, PipeAttr):
@@ -116,7 +122,7 @@ class _QuotedWord(IRDLOperation):
     word = prop_def(StringAttr, prop_name="word")
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_QuotedWord":
+    def parse(cls, parser: Parser) -> _QuotedWord:
         return cls.build(properties={"word": StringAttr(_quoted(parser, cls.CHOICES, cls.name,
                                                                 cls.WHAT))})
 
@@ -136,7 +142,7 @@ class PipeBarrierOp(_QuotedWord):
         return self.word.data
 
 
-def _int_or_operand(parser: Parser, name: str, what: str) -> "int | UnresolvedOperand":
+def _int_or_operand(parser: Parser, name: str, what: str) -> int | UnresolvedOperand:
     """An integer literal in [0, 2^31) or an SSA operand (resolved by the caller)."""
     pos = parser.pos
     number = parser.parse_optional_integer(allow_boolean=False, allow_negative=True)
@@ -158,13 +164,13 @@ class _Sync(IRDLOperation):
     id_value = opt_operand_def()
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_Sync":
+    def parse(cls, parser: Parser) -> _Sync:
         parser.parse_punctuation("<", f" after {cls.name}")
         pipe = choice(parser, PIPES, cls.name, "a pipe")
         parser.parse_punctuation(">", " after the pipe")
         parser.parse_punctuation(",", " before the semaphore id")
         sid = _int_or_operand(parser, cls.name, "semaphore id")
-        props: dict[str, object] = {"pipe": StringAttr(pipe)}
+        props: dict[str, Attribute] = {"pipe": StringAttr(pipe)}
         if isinstance(sid, int):
             props["event_id"] = IntAttr(sid)
             return cls.build(operands=[None], properties=props)
@@ -185,7 +191,7 @@ class _Sync(IRDLOperation):
     def pipe(self) -> str:
         return self.pipe_name.data
 
-    def sync_id(self) -> "int | SSAValue":
+    def sync_id(self) -> int | SSAValue:
         if self.id_value is not None:
             return self.id_value
         assert self.id_attr is not None
@@ -219,8 +225,8 @@ class _Buf(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "_Buf":
-        props: dict[str, object] = {"pipe": StringAttr(_quoted(parser, PIPES, cls.name,
+    def parse(cls, parser: Parser) -> _Buf:
+        props: dict[str, Attribute] = {"pipe": StringAttr(_quoted(parser, PIPES, cls.name,
                                                                "a pipe"))}
         parser.parse_punctuation(",", " before the buffer id")
         pieces = [_int_or_operand(parser, cls.name, "buffer id"), 0]
@@ -234,7 +240,7 @@ class _Buf(IRDLOperation):
         if ops.items:
             parser.parse_punctuation(":", f" before the {cls.name} operand types")
             values = ops.resolve(parse_types(parser, len(ops.items), cls.name))
-        operands: list[object] = []
+        operands: list[Any] = []
         for key, piece in zip(("buf_id", "mode"), pieces):
             if isinstance(piece, int):
                 props[key] = IntAttr(piece)
@@ -260,12 +266,12 @@ class _Buf(IRDLOperation):
     def pipe(self) -> str:
         return self.pipe_name.data
 
-    def buf_id(self) -> "int | SSAValue":
+    def buf_id(self) -> int | SSAValue:
         if self.id_value is not None:
             return self.id_value
         return self.id_attr.data if self.id_attr is not None else 0
 
-    def mode(self) -> "int | SSAValue":
+    def mode(self) -> int | SSAValue:
         if self.mode_value is not None:
             return self.mode_value
         return self.mode_attr.data if self.mode_attr is not None else 0

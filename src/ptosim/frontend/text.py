@@ -12,9 +12,19 @@ from io import StringIO
 
 from xdsl.context import Context
 from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import (UNKNOWN_LOC, Builtin, FileLineColLoc, IntAttr, IntegerType,
-                                   MemRefType, ModuleOp, StringAttr, SymbolRefAttr, TensorType,
-                                   VectorType)
+from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
+    Builtin,
+    FileLineColLoc,
+    IntAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    VectorType,
+)
 from xdsl.dialects.func import Func, FuncOp
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
@@ -210,7 +220,7 @@ def parse_module(text: str, filename: str = "<input>") -> ModuleOp:
     except (VerifyException, DiagnosticException) as err:
         # raised while building an op (e.g. a constant that does not fit its type)
         raise _error(text, filename, _where(parser, innermost_op=True), str(err)) from None
-    except Exception as err:  # noqa: BLE001 - the contract: only PtoSyntaxError escapes
+    except Exception as err:  # the contract: only PtoSyntaxError escapes
         raise _error(text, filename, _where(parser, innermost_op=True),
                      f"invalid input: {err}") from err
 
@@ -277,7 +287,7 @@ def _verify_call(op: Operation, tables: dict[Operation, dict[str, Operation]]) -
     if table is None:
         return False
     if table not in tables:
-        tables[table] = {o.properties["sym_name"].data: o for o in table.ops  # type: ignore
+        tables[table] = {o.properties["sym_name"].data: o for o in table.ops
                          if isinstance(o.properties.get("sym_name"), StringAttr)}
     found = tables[table].get(callee.root_reference.data)
     if found is None:

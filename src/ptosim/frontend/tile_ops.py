@@ -30,26 +30,48 @@ type inferred from its constant sizes (``?`` for the others); the printer always
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
 from xdsl.ir import Attribute, OpResult, SSAValue
-from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_op_definition,
-                       operand_def, opt_operand_def, opt_prop_def, result_def, traits_def,
-                       var_operand_def)
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-
 from ..isa import OpSpec
 from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
-from .syntax import (Operands, keyword, parse_type_at, parse_types, print_types, print_values,
-                     resolve_untyped)
-from .tile_types import (AccToVecModeAttr, AtomicTypeAttr, LayoutAttr, PartitionTensorViewType,
-                         ReluPreModeAttr, TensorViewType, TileBufType, tile_space)
+from .syntax import (
+    Operands,
+    keyword,
+    parse_type_at,
+    parse_types,
+    print_types,
+    print_values,
+    resolve_untyped,
+)
+from .tile_types import (
+    AccToVecModeAttr,
+    AtomicTypeAttr,
+    LayoutAttr,
+    PartitionTensorViewType,
+    ReluPreModeAttr,
+    TensorViewType,
+    TileBufType,
+    tile_space,
+)
 
 
 def constant_int(value: SSAValue) -> int | None:
@@ -133,7 +155,7 @@ class MakeTensorViewOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "MakeTensorViewOp":
+    def parse(cls, parser: Parser) -> MakeTensorViewOp:
         name = cls.name
         ptr = parser.parse_unresolved_operand(f"{name}: expected the pointer operand")
         parser.parse_punctuation(",", " after the pointer")
@@ -153,7 +175,7 @@ class MakeTensorViewOp(IRDLOperation):
         ptr_value = resolve_untyped(parser, ptr, default)
         problem = _view_problem(ptr_value.type, view, len(shape), len(strides))
         if problem is not None:
-            where = {"type": type_pos, "ptr": ptr.span, "shape": shape_pos,
+            where: Any = {"type": type_pos, "ptr": ptr.span, "shape": shape_pos,
                      "strides": strides_pos}[problem[0]]
             parser.raise_error(f"{name}: {problem[1]}", where)
         shape_values = _resolve_ints(parser, name, "shape", shape)
@@ -228,8 +250,9 @@ def _partition_problem(source: Attribute, result: Attribute, offsets: Sequence[S
             return str(i), f"offset and size {i} must not be negative"
         if size is not None and dims[i] is not None and size != dims[i]:
             return str(i), f"sizes[{i}] is {size} but the result's dim {i} is {dims[i]}"
-        if off is not None and size is not None and src_dims[i] is not None \
-                and off + size > src_dims[i]:
+        src_dim = src_dims[i]
+        if off is not None and size is not None and src_dim is not None \
+                and off + size > src_dim:
             return str(i), (f"offsets[{i}] + sizes[{i}] = {off + size} exceeds the source "
                             f"dim {src_dims[i]}")
     return None
@@ -251,7 +274,7 @@ class PartitionViewOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "PartitionViewOp":
+    def parse(cls, parser: Parser) -> PartitionViewOp:
         name = cls.name
         ops = Operands(parser, name)
         ops.add("source", "tensor_view")
@@ -270,7 +293,8 @@ class PartitionViewOp(IRDLOperation):
             result, _ = parse_type_at(parser)
         else:
             assert isinstance(source.type, TensorViewType)
-            result = PartitionTensorViewType([constant_int(v) for v in size_values],
+            # _ViewType.__init__ takes plain dims; mypy sees the IRDL-generated signature
+            result = PartitionTensorViewType([constant_int(v) for v in size_values],  # type: ignore[arg-type]
                                              source.type.element)
         problem = _partition_problem(source.type, result, offset_values, size_values)
         if problem is not None:
@@ -345,7 +369,7 @@ class AllocTileOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     @classmethod
-    def parse(cls, parser: Parser) -> "AllocTileOp":
+    def parse(cls, parser: Parser) -> AllocTileOp:
         name = cls.name
         given: dict[str, UnresolvedOperand] = {}
         for clause, _, _ in _ALLOC_CLAUSES:
@@ -425,7 +449,7 @@ class TileBufAddrOp(IRDLOperation):
     traits = traits_def(Pure())
 
     @classmethod
-    def parse(cls, parser: Parser) -> "TileBufAddrOp":
+    def parse(cls, parser: Parser) -> TileBufAddrOp:
         ops = Operands(parser, cls.name)
         ops.add("tile", "tile")
         parser.parse_punctuation(":", f" before the types of {cls.name}")
@@ -463,7 +487,7 @@ class TileOp(IRDLOperation):
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {}    # trailing {key = #pto...} it accepts
 
     @classmethod
-    def parse(cls, parser: Parser) -> "TileOp":
+    def parse(cls, parser: Parser) -> TileOp:
         name = cls.name
         ops = Operands(parser, name)
         ins, out = cls.SLOTS[:-1], cls.SLOTS[-1]

@@ -104,6 +104,7 @@ def _key(parser: AttrParser, expected: str | None, seen: set[str] | None = None)
         if key in seen:
             parser.raise_error(f"!pto.tile_buf: '{key}' given twice", pos)
         seen.add(key)
+    assert key is not None          # a missing key was rejected above
     parser.parse_punctuation("=", f" after '{key}' in !pto.tile_buf")
     return key
 

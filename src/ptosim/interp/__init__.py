@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
@@ -26,7 +27,7 @@ def functions(module: ModuleOp) -> dict[str, Operation]:
     out = {}
     for op in module.ops:
         if op.name == "func.func":
-            out[op.properties["sym_name"].data] = op   # type: ignore[union-attr]
+            out[op.properties["sym_name"].data] = op
     return out
 
 
@@ -46,7 +47,8 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
         return defined[0]
     if not kernels and len(funcs) == 1:     # a lone declaration: check_structure says so
         return next(iter(funcs.values()))
-    names = ", ".join("@" + f.properties["sym_name"].data for f in (kernels or funcs.values()))
+    names = ", ".join("@" + f.properties["sym_name"].data  # type: ignore[attr-defined]
+                      for f in (kernels or funcs.values()))
     raise EntryError(f"the module has {len(kernels) or len(funcs)} candidate kernel functions "
                    f"({names}); choose one with --entry")
 

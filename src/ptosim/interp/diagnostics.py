@@ -8,8 +8,8 @@ iteration (or, with Python's own warning filter, once per Python source line).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from xdsl.ir import Operation
 

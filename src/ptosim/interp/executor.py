@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import operator
 import time
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Iterable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
@@ -25,7 +26,6 @@ from ..isa import OpSpec
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .tiles import alloc_tile, make_view, partition, resolve
-
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,7 @@ class Executor:
     """Executes functions of a parsed module for one core at a time (see module doc)."""
 
     def __init__(self, machine: MachineState, locate: Callable[[Operation], str | None],
-                 sync: "Any", progress: Callable[[int, float], None] | None = None,
+                 sync: Any, progress: Callable[[int, float], None] | None = None,
                  max_ops: int | None = None) -> None:
         self.m = machine
         self.locate = locate
@@ -335,12 +335,14 @@ class Executor:
         args = resolve([_resolve(state.env, a) for a in pos])
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
         acc_in = getattr(op, "acc_in", None)
-        copy: Callable[[], None] | None = None
+        before: Callable[[], None] | None = None
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
-            copy = lambda: self.m.write(                # as part of the op (hazards see R, W)
-                dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))  # noqa: E731
-        return self._invoke(state, op, spec, args, kw, copy)
+
+            def copy() -> None:                         # as part of the op (hazards see R, W)
+                self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
+            before = copy
+        return self._invoke(state, op, spec, args, kw, before)
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
@@ -427,8 +429,8 @@ def _negf(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [-st.env[op.operands[0]]]
 
 
-def _ptr_info(t: object) -> tuple[str, str]:
-    from ..frontend import ptr_info   # the dialect owns the pointer spellings
+def _ptr_info(t: Any) -> tuple[str, str]:
+    from ..frontend import ptr_info  # the dialect owns the pointer spellings
     return ptr_info(t)
 
 
@@ -606,7 +608,7 @@ def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, No
 
 
 def _call(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
-    callee = op.properties["callee"].string_value()  # type: ignore[union-attr]
+    callee = op.properties["callee"].string_value()  # type: ignore[attr-defined]
     func = ex.sync.lookup_function(callee)
     inner = CoreState(st.core, st.ctrl, flags=st.flags)
     out = yield from ex.run_function(inner, func, [st.env[v] for v in op.operands])
@@ -621,7 +623,7 @@ _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
 }
 
 
-def pointer_like(t: object) -> bool:
+def pointer_like(t: Any) -> bool:
     """True for `!pto.ptr` and `memref<..., #pto.address_space<...>>` types."""
     from ..frontend import is_pointer_type
     return is_pointer_type(t)

@@ -20,8 +20,9 @@ conservatively; a real hazard is never missed on those ranges.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from xdsl.ir import Operation

@@ -9,7 +9,8 @@ DeadlockError naming each core, the op it waits in and the semaphore it waits on
 
 from __future__ import annotations
 
-from typing import Any, Generator
+from collections.abc import Generator
+from typing import Any
 
 from xdsl.ir import Operation
 
@@ -94,7 +95,8 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
     waiting: list[Wait | None] = [None] * len(cores)
     while True:
         runnable = [i for i, g in enumerate(gens)
-                    if g is not None and (waiting[i] is None or sync.ready(waiting[i]))]
+                    if g is not None and (waiting[i] is None
+                                             or sync.ready(waiting[i]))]  # type: ignore[arg-type]
         if not runnable:
             blocked = [i for i, g in enumerate(gens) if g is not None]
             if not blocked:

@@ -7,8 +7,9 @@ Operands that depend on loop variables or runtime scalars are left to the run-ti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp

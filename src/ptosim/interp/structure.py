@@ -7,7 +7,7 @@ assertion or a hang (docs/semantics.md, "Kernels").
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from xdsl.ir import Operation
 
@@ -21,7 +21,7 @@ MAX_DEPTH = 200
 
 
 def _name(func: Operation) -> str:
-    return func.properties["sym_name"].data  # type: ignore[union-attr]
+    return func.properties["sym_name"].data  # type: ignore[attr-defined]
 
 
 def is_declaration(func: Operation) -> bool:
@@ -119,7 +119,7 @@ def _entry_params(entry: Operation, locate: Callable[[Operation], str | None]) -
 
 
 def _callee(call: Operation) -> str:
-    return call.properties["callee"].string_value()  # type: ignore[union-attr]
+    return call.properties["callee"].string_value()  # type: ignore[attr-defined]
 
 
 def _walk(func: Operation) -> list[tuple[Operation, int]]:

@@ -12,16 +12,17 @@ and semaphore a flow arrow.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from xdsl.ir import Operation
 
 from ..cost import STARTUP_NS, CostModel  # noqa: F401  (STARTUP_NS: re-exported)
+from ..isa import OpSpec
 from ..targets import TARGETS, Target, get_target
 from .executor import Core
-from ..isa import OpSpec
 from .hazards import PIPES_OF, ROLE_KINDS, pipe_name
 
 # The cost model is a field of the target profile (``Target.cost``); this view by name is

@@ -6,13 +6,20 @@ Checks raise before any byte moves; their messages follow one pattern:
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ..dtypes import BLOCK_BYTES
-from ..errors import (AlignmentError, DtypeError, FieldRangeError, SpaceError, TargetError,
-                      VerifyError, warn)
+from ..errors import (
+    AlignmentError,
+    DtypeError,
+    FieldRangeError,
+    SpaceError,
+    TargetError,
+    VerifyError,
+    warn,
+)
 from ..machine import MachineState, Ptr
 
 Dim = tuple[int, int, int]  # (count, src_stride, dst_stride) in bytes

@@ -11,18 +11,29 @@ Both become one list of ``(count, src_stride, dst_stride)`` byte dims and one bu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
 from ..dtypes import BLOCK_BYTES, DType
 from ..errors import AlignmentError, DtypeError, FieldRangeError, SpaceError, VerifyError, warn
 from ..machine import MachineState, Ptr
-from .common import (Dim, burst_copy, check_aligned, check_ptr, check_same_size,
-                     check_stride_aligned, clause, extent, field, loop_clauses, require_op,
-                     strided)
+from .common import (
+    Dim,
+    burst_copy,
+    check_aligned,
+    check_ptr,
+    check_same_size,
+    check_stride_aligned,
+    clause,
+    extent,
+    field,
+    loop_clauses,
+    require_op,
+    strided,
+)
 
 
 @dataclass(frozen=True)
@@ -115,8 +126,8 @@ class DmaOps(MachineState):
 
     def mte_gm_ub(self, gm_src: Ptr, ub_dst: Ptr, l2_cache_ctl: int, len_burst: int, *,
                   nburst: tuple[int, int, int],
-                  loop: "Sequence[tuple[int, int, int]] | None" = None,
-                  pad: "tuple | None" = None) -> None:
+                  loop: Sequence[tuple[int, int, int]] | None = None,
+                  pad: tuple | None = None) -> None:
         """GM -> UB (MTE2). ``pad=(value[, left, right])`` writes each UB row as
         [left x value][data][right x value] and pads with value to the next 32 B."""
         op = "mte_gm_ub"
@@ -149,7 +160,7 @@ class DmaOps(MachineState):
 
     def mte_ub_gm(self, ub_src: Ptr, gm_dst: Ptr, len_burst: int, *,
                   nburst: tuple[int, int, int],
-                  loop: "Sequence[tuple[int, int, int]] | None" = None) -> None:
+                  loop: Sequence[tuple[int, int, int]] | None = None) -> None:
         """UB -> GM (MTE3): ``len_burst`` bytes of each 32 B-aligned UB row to GM."""
         op = "mte_ub_gm"
         s, d, length, dims = self._stride_dims(op, _UB_GM, ub_src, gm_dst, len_burst,
@@ -159,7 +170,7 @@ class DmaOps(MachineState):
 
     def mte_gm_l1(self, src: Ptr, dst: Ptr, len_burst: int, *,
                   nburst: tuple[int, int, int],
-                  loop: "Sequence[tuple[int, int, int]] | None" = None) -> None:
+                  loop: Sequence[tuple[int, int, int]] | None = None) -> None:
         """GM -> L1 (MTE2), bytes copied verbatim, no layout change."""
         op = "mte_gm_l1"
         s, d, length, dims = self._stride_dims(op, _GM_L1, src, dst, len_burst, nburst, loop)
@@ -217,7 +228,7 @@ class DmaOps(MachineState):
 
     def mte_l1_ub(self, src: Ptr, dst: Ptr, len_burst: int, *,
                   nburst: tuple[int, int, int],
-                  loop: "Sequence[tuple[int, int, int]] | None" = None) -> None:
+                  loop: Sequence[tuple[int, int, int]] | None = None) -> None:
         """L1 -> UB of vector sub-block 0 (AIC MTE1); nburst in 32 B units and gaps,
         loop strides in bytes."""
         self._gap_copy("mte_l1_ub", ("src", "dst"), ("l1", "ub"), src, dst, len_burst,
@@ -225,7 +236,7 @@ class DmaOps(MachineState):
 
     # --- GM -> L1 with ND/DN -> NZ packing -------------------------------------------
     def mte_gm_l1_frac(self, src: Ptr, dst: Ptr, mode: str, *,
-                       shape: tuple[int, int], src_layout: "tuple[int] | tuple[int, int]",
+                       shape: tuple[int, int], src_layout: tuple[int] | tuple[int, int],
                        dst_group: tuple[int, int, int, int],
                        ctrl: tuple[int, bool] = (0, False)) -> None:
         """GM -> L1 NZ fractal load (MTE2). ``shape=(n, d)`` elements;

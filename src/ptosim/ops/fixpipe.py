@@ -10,13 +10,21 @@ two vector sub-blocks. Only the m x n elements are written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import (DtypeError, FieldRangeError, NotImplementedOpError, SpaceError, TargetError,
-                      VerifyError, warn)
+from ..errors import (
+    DtypeError,
+    FieldRangeError,
+    NotImplementedOpError,
+    SpaceError,
+    TargetError,
+    VerifyError,
+    warn,
+)
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, clause, field, require_op, strided
 
@@ -62,9 +70,9 @@ class _Plan:
     """The checked clauses of one FIXPIPE op."""
 
     quant: str | None = None
-    quant_payload: object = None
+    quant_payload: Any = None
     relu: str | None = None
-    relu_payload: object = None
+    relu_payload: Any = None
     clip: float | None = None
     layout: str = "nz2nd"
     layout_arg: int | None = None
@@ -137,7 +145,7 @@ class FixpipeOps(MachineState):
                       unit_flag, pre_quant, pre_relu, layout, loop3, sat, atomic)
 
     def mte_l0c_ub(self, src: Ptr, dst: Ptr, m: int, n: int, src_stride: int, dst_stride: int,
-                   *, dst_mode: "int | str", unit_flag: str | None = None,
+                   *, dst_mode: int | str, unit_flag: str | None = None,
                    pre_quant: tuple | None = None, pre_relu: tuple | None = None,
                    layout: object = None, loop3: tuple[int, int, int] | None = None,
                    sat: str | None = None, atomic: object = None) -> None:
@@ -288,7 +296,7 @@ class FixpipeOps(MachineState):
         plan.relu, plan.relu_payload, plan.clip = mode, payload, clip
 
     @staticmethod
-    def _check_clip(op: str, clip: object, dst: DType) -> None:
+    def _check_clip(op: str, clip: Any, dst: DType) -> None:
         ints = {"i8", "si8", "i16", "si16"}
         if dst.name != "f16" and dst.name != "ui8" and dst.name not in ints:
             raise DtypeError(f"clip requires destination element type to be f16, ui8, or "

@@ -195,7 +195,7 @@ class MadOps(MachineState):
             elif bias is not None:
                 prod = prod + bias[None, :]
             if sat == "sat" and not np.isfinite(prod).all():   # the reset state: clamp
-                prod = np.nan_to_num(prod, nan=0.0, posinf=_F32_MAX, neginf=-_F32_MAX)
+                prod = np.nan_to_num(prod, nan=0.0, posinf=float(_F32_MAX), neginf=-float(_F32_MAX))
         else:
             prod = prod.astype(np.int64).astype(np.int32)
             if op == "mad_acc":

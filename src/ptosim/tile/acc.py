@@ -47,7 +47,7 @@ class AccOps(FixpipeOps):
     """The Acc-source halves of TSTORE, TMOV, TINSERT and TEXTRACT."""
 
     def _store_acc(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
-                   pre_relu: tuple | None, atomic: "str | tuple[str, str] | None") -> None:
+                   pre_relu: tuple | None, atomic: str | tuple[str, str] | None) -> None:
         """FIXPIPE to an ND view (nz2nd, dst_stride = the row stride t3) or an NZ view
         (lines of s4 elements, dst_stride = the column-block stride t1)."""
         vr, vc = t.valid
@@ -116,7 +116,9 @@ class AccOps(FixpipeOps):
                     (src.rows, src.cols) != (dst.rows, dst.cols):
                 raise VerifyError(f"Acc -> Mat needs equal shapes, got {src.rows}x{src.cols} "
                                   f"-> {dst.rows}x{dst.cols}", op=op)
-            half = {"DualModeSplitM": (2, 1), "DualModeSplitN": (1, 2)}.get(mode, (1, 1))
+            halves: dict[str | None, tuple[int, int]] = {"DualModeSplitM": (2, 1),
+                                                          "DualModeSplitN": (1, 2)}
+            half = halves.get(mode, (1, 1))
             if r0 + m // half[0] > dst.rows or c0 + n // half[1] > dst.cols:
                 raise VerifyError(f"a {m}x{n} Acc block at ({r0}, {c0}) leaves the "
                                   f"{dst.rows}x{dst.cols} {dst.tile_type} tile", op=op)

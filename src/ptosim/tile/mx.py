@@ -27,7 +27,7 @@ _FP8 = ("f8E4M3FN", "f8E5M2")
 _SCALE_OF = {"ScaleLeft": "ZZ", "ScaleRight": "NN"}
 
 
-def load_mx(m: "TileOps", t: Tile, g: GlobalTensor) -> None:
+def load_mx(m: TileOps, t: Tile, g: GlobalTensor) -> None:
     """TLOAD of an MX scale view into a Mat ZZ-32 (A scales) / NN-32 (B scales) tile."""
     op = "TLOAD"
     want = "ZZ" if g.layout in _A_VIEWS else "NN" if g.layout in _B_VIEWS else None
@@ -70,7 +70,7 @@ def load_mx(m: "TileOps", t: Tile, g: GlobalTensor) -> None:
                      src_layout=(inner,), dst_group=(1, 1, blocks, 0))
 
 
-def move_scale(m: "TileOps", op: str, dst: Tile, src: Tile, r0: int, c0: int) -> None:
+def move_scale(m: TileOps, op: str, dst: Tile, src: Tile, r0: int, c0: int) -> None:
     """TMOV (whole tile, r0 = c0 = 0) / TEXTRACT (a window) of a Mat ZZ-32 / NN-32 tile
     into ScaleLeft / ScaleRight."""
     need = _SCALE_OF[dst.tile_type]
@@ -92,7 +92,7 @@ def move_scale(m: "TileOps", op: str, dst: Tile, src: Tile, r0: int, c0: int) ->
     m._store_matrix(dst, slice(None), slice(None), window)
 
 
-def tmatmul_mx(m: "TileOps", op: str, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+def tmatmul_mx(m: TileOps, op: str, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
                scale_right: Tile, bias: Tile | None) -> None:
     """acc (=|+=) sum_k A[i,k] 2^(sA[i,k/32]-127) B[k,j] 2^(sB[k/32,j]-127) [+ bias[j]]."""
     mv, nv, kv = matmul_shape(op, acc, left, right, bias)

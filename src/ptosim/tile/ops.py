@@ -6,6 +6,8 @@ op's name, with the micro-op named in the message.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ..dtypes import DType, dtype as _dtype
@@ -36,7 +38,8 @@ class _lowered:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type | None, err: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: type | None, err: BaseException | None, tb: object
+                 ) -> Literal[False]:
         if isinstance(err, PtoError) and err.op is not None and err.op != self.op:
             err.detail = f"{err.detail} (in its {err.op})"
             err.op = self.op
@@ -48,9 +51,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     """Tile, GlobalTensor and the tile ops."""
 
     # --- descriptors ---------------------------------------------------------------------
-    def tile(self, tile_type: str, dtype: "str | DType", rows: int, cols: int, *,
+    def tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int, *,
              blayout: str | None = None, slayout: str | None = None, fractal: int | None = None,
-             valid: tuple[int, int] | None = None, pad: "str | float | int" = "Null",
+             valid: tuple[int, int] | None = None, pad: str | float | int = "Null",
              addr: int | None = None, subblock: int = 0) -> Tile:
         """A tile placed at byte ``addr`` of its role's buffer (TASSIGN), or automatically.
         Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, ScaleLeft
@@ -78,7 +81,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"aligned and fit the {self.target.capacity[space]} B "
                               f"{space}", op="tile")
         ptr = self.ptr(space, dt, addr, subblock=sub)
-        return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal, tuple(valid), pad, ptr)
+        return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal,
+                    tuple(valid), pad, ptr)  # type: ignore[arg-type]  # a pair: check_tile unpacks it
 
     def _place(self, space: str, sub: int, nbytes: int) -> int:
         """A bump allocator per buffer; tiles placed automatically never overlap."""
@@ -267,7 +271,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     # --- TSTORE --------------------------------------------------------------------------
     def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
                pre_relu: tuple | None = None,
-               atomic: "str | tuple[str, str] | None" = None) -> None:
+               atomic: str | tuple[str, str] | None = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
         layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, casting
         f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
@@ -534,8 +538,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         bigger = dst.rows >= src.rows and dst.cols >= src.cols
         if (mode == "expand" and not bigger) or (mode != "expand" and not same) \
                 or src.dtype.np != dst.dtype.np:
-            raise VerifyError(f"TFILLPAD ({mode}) needs one element type and "
-                              f"{'a destination at least as large' if mode == 'expand' else 'one shape'}",
+            need = "a destination at least as large" if mode == "expand" else "one shape"
+            raise VerifyError(f"TFILLPAD ({mode}) needs one element type and {need}",
                               op=op)
         if dst.dtype.size not in (1, 2, 4):
             raise VerifyError(f"TFILLPAD needs 8/16/32-bit elements, got {dst.dtype.name}", op=op)

@@ -47,4 +47,4 @@ def make_global_tensor(ptr: Ptr, shape: tuple, stride: tuple, layout: str) -> Gl
     if layout not in ("ND", "DN", "NZ") + MX_LAYOUTS:
         raise VerifyError(f"GlobalTensor layout must be ND, DN, NZ or one of "
                           f"{', '.join(MX_LAYOUTS)}, got {layout!r}", op="global_tensor")
-    return GlobalTensor(ptr, tuple(shape), tuple(stride), layout)  # type: ignore[arg-type]
+    return GlobalTensor(ptr, tuple(shape), tuple(stride), layout)

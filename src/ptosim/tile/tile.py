@@ -8,6 +8,7 @@ tile-level.md §1.2-1.3); every violation is a VerifyError naming the rule.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -34,7 +35,7 @@ def legal_layouts(tile_type: str, target: Target) -> frozenset[tuple[str, int]]:
     return target.tile_layouts.get(tile_type, frozenset())
 
 
-def pad_element(pad: "str | float | int", dt: DType) -> np.ndarray | None:
+def pad_element(pad: str | float | int, dt: DType) -> np.ndarray | None:
     """The element a pad value stands for (None for Null). Zero is 0; Max / Min are the
     type's infinities (floats) or extremes (integers); 64-bit, 8-bit float and packed types
     pad every named value with 0; a number is converted to the element type."""
@@ -62,7 +63,7 @@ class Tile:
     slayout: str
     fractal: int
     valid: tuple[int, int]
-    pad: "str | float | int"
+    pad: str | float | int
     ptr: Ptr
 
     @property
@@ -134,7 +135,7 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
         raise VerifyError(f"pad must be Null, Zero, Max, Min or a number, got {pad!r}", op=op)
 
 
-def check_roles(op: str, roles: list[tuple[str, object, str]]) -> None:
+def check_roles(op: str, roles: Sequence[tuple[str, object, str]]) -> None:
     """Each (operand name, value, TileType) must be a tile of that role."""
     for name, tile, role in roles:
         if not isinstance(tile, Tile) or tile.tile_type != role:
