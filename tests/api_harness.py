@@ -74,6 +74,9 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "read_tile": ([vec], {}),
         "require_dtype": ([ptosim.dtype("f16")], {}),
         "region": ([src, 16], {"access": "R", "op": "x", "operand": "y"}),
+        **{name: ([256, 256], {}) for name in (
+            "set_loop_size_outtoub", "set_loop1_stride_outtoub", "set_loop2_stride_outtoub",
+            "set_loop_size_ubtoout", "set_loop1_stride_ubtoout", "set_loop2_stride_ubtoout")},
         "mte_gm_ub": ([src, ub, 0, 100], {"nburst": (40, 100, 128), "pad": (0.0,),
                                           "loop": [(1, 0, 0)]}),
         "mte_ub_gm": ([ub, out16, 100], {"nburst": (40, 128, 100)}),

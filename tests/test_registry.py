@@ -47,11 +47,13 @@ def test_tables_derive_from_the_registry():
 
 
 def test_pipes_and_cores_of_micro_ops():
-    """pto-notes §1.3: AIC pipes MTE2 / MTE1 / M / FIX, AIV pipes MTE2 / V / MTE3."""
+    """pto-notes §1.3: AIC pipes MTE2 / MTE1 / M / FIX, AIV pipes MTE2 / V / MTE3; register
+    writes run on the scalar unit (S) of either."""
     for s in REGISTRY.values():
         if s.kind != "micro":
             continue
-        pipes = {"cube": {"MTE2", "MTE1", "M", "FIX"}, "vector": {"MTE2", "V", "MTE3"}}
+        pipes = {"cube": {"MTE2", "MTE1", "M", "FIX", "S"},
+                 "vector": {"MTE2", "V", "MTE3", "S"}}
         assert s.pipe_of(()) in pipes[s.core_of(())], s.name
     assert (spec("mte_gm_ub").pipe, spec("mte_ub_gm").pipe, spec("mad_acc").pipe,
             spec("mte_l0c_ub").pipe) == ("MTE2", "MTE3", "M", "FIX")

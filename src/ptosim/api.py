@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
-from .errors import NotImplementedOpError, api_guard
-from .isa import planned_methods
+from .errors import NotImplementedOpError, PtoTypeError, api_guard
+from .isa import GENERATED, OpSpec, planned_methods
 from .tile.ops import TileOps
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
@@ -29,6 +30,24 @@ class Machine(TileOps):
             raise NotImplementedOpError(f"{name} is a PTO op that ptosim does not implement "
                                         f"yet (see the README's support table)", op=name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def _register_writer(spec: OpSpec) -> Callable[..., None]:
+    """The Python face of a registry op that writes its operands into a register."""
+    def write(self: Machine, *values: int) -> None:
+        if len(values) != len(spec.operands):
+            raise PtoTypeError(f"takes {len(spec.operands)} operands "
+                               f"({', '.join(spec.operands)}), got {len(values)}",
+                               op=spec.name)
+        self._set_register(spec.name, spec.register or spec.name, values)
+    write.__name__ = write.__qualname__ = spec.name
+    write.__doc__ = f"``{spec.mnemonic}`` ({', '.join(spec.operands)}): sets {spec.register}."
+    return write
+
+
+for _spec in GENERATED:
+    if _spec.register is not None:
+        setattr(Machine, _spec.name, _register_writer(_spec))
 
 
 def _guard_public_methods(cls: type) -> None:

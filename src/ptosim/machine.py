@@ -103,6 +103,9 @@ class MachineState:
         # CTRL register: bit 48 = nosat, bit 50 = sat keeps NaN. A kernel's cores start
         # from this value; the default is the NPU's entry state, ENTRY_CTRL (nosat).
         self.ctrl = check_ctrl(ENTRY_CTRL if ctrl is None else ctrl)
+        # Per-core special registers other than CTRL (the copy ops' loop registers ...),
+        # by register name; a kernel gives each core its own, empty at entry.
+        self.regs: dict[str, tuple[int, ...]] = {}
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:
@@ -180,6 +183,16 @@ class MachineState:
         if not self.target.has_dtype(dt.name):
             raise TargetError(f"element type {dt.name} does not exist on target "
                               f"{self.target.name}")
+
+    def _set_register(self, op: str, register: str, values: tuple[int, ...]) -> None:
+        """An op writing ``values`` (each an i64 operand) into a per-core register."""
+        for i, v in enumerate(values):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise PtoTypeError(f"operand {i} must be an integer, got {v!r}", op=op)
+            if not -(1 << 63) <= int(v) < 1 << 64:
+                raise PtoValueError(f"operand {i} = {v} does not fit a 64-bit register",
+                                    op=op)
+        self.regs[register] = tuple(int(v) for v in values)
 
     # --- raw memory access -----------------------------------------------------------
     def region(self, ptr: Ptr, nbytes: int, *, access: str, op: str | None = None,

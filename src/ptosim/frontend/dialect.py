@@ -41,6 +41,7 @@ from .dma_ops import (
     MteUbUbOp,
 )
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
+from .generated_ops import GENERATED_OPS
 from .pointer_ops import AddPtrOp, CastPtrOp
 from .structure_ops import (
     GetBlockIdxOp,
@@ -76,6 +77,7 @@ MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,
     MteL1BtOp, MteL1FbOp, MteL1L0aOp, MteL1L0bOp, MteL1L0aMxOp, MteL1L0bMxOp, MadOp, MadAccOp,
     MadBiasOp, MadMxOp, MadMxAccOp, MadMxBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
+    *GENERATED_OPS,          # one registry row each (ptosim.isa.table)
 )
 
 OTHER_OPS = (

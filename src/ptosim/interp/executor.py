@@ -56,6 +56,7 @@ class CoreState:
     core: Core
     ctrl: int = 0              # the launch passes the Machine's entry CTRL
     env: dict[SSAValue, Any] = field(default_factory=dict)
+    regs: dict[str, tuple[int, ...]] = field(default_factory=dict)   # special registers
     # set_flag counts not yet consumed by a wait_flag, by (src pipe, dst pipe, event)
     flags: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
@@ -303,6 +304,7 @@ class Executor:
         if self.warnings is not None:
             self.warnings.current = op
         self.m.ctrl = state.ctrl        # mad / FIXPIPE (also under tile ops) read this core's CTRL
+        self.m.regs = state.regs        # and its other special registers
         obs = self.observer
         if obs is None:
             if before is not None:
@@ -610,7 +612,7 @@ def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, No
 def _call(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
     callee = op.properties["callee"].string_value()  # type: ignore[attr-defined]
     func = ex.sync.lookup_function(callee)
-    inner = CoreState(st.core, st.ctrl, flags=st.flags)
+    inner = CoreState(st.core, st.ctrl, regs=st.regs, flags=st.flags)
     out = yield from ex.run_function(inner, func, [st.env[v] for v in op.operands])
     st.ctrl = inner.ctrl
     return out

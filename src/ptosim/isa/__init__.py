@@ -9,7 +9,7 @@ has exactly one spec and every spec is reachable from `.pto` text and from Pytho
 """
 
 from .spec import OpSpec
-from .table import BY_METHOD, BY_MNEMONIC, REGISTRY, planned_methods, spec, target_ops
+from .table import BY_METHOD, BY_MNEMONIC, GENERATED, REGISTRY, planned_methods, spec, target_ops
 
-__all__ = ["OpSpec", "REGISTRY", "BY_METHOD", "BY_MNEMONIC", "spec", "target_ops",
-           "planned_methods"]
+__all__ = ["OpSpec", "REGISTRY", "BY_METHOD", "BY_MNEMONIC", "GENERATED", "spec",
+           "target_ops", "planned_methods"]

@@ -22,6 +22,12 @@ class OpSpec:
     targets: frozenset[str] | None = None       # targets that have the op; None: every target
     implemented: bool = True                    # False: NotImplementedOpError from Python
     work: Callable[[Args], tuple[int, int]] | None = None   # (FLOPs, operand element bytes)
+    # Generated ops (no hand-written front-end class or Machine method): ``syntax`` names
+    # the front end's generic form, ``operands`` labels the operands in order, and
+    # ``register`` is the per-core special register the op writes its operands into.
+    syntax: str | None = None
+    operands: tuple[str, ...] = ()
+    register: str | None = None
 
     @property
     def mnemonic(self) -> str:

@@ -55,6 +55,14 @@ def _other(name: str, kind: str, pipe: str = "S", method: str | None = None,
     return OpSpec(name, kind, pipe, "any", method, None, implemented)
 
 
+def _loop_register(name: str, core: str) -> OpSpec:
+    """``pto.<name> %a, %b : i64, i64``: two values into a per-core loop register that the
+    register-level copy ops read (PTOAS VPTOOps.td; which value is the outer loop is the
+    reading op's business, so the pair is kept as written)."""
+    return OpSpec(name, "micro", "S", core, name, syntax="scalars", operands=("a", "b"),
+                  register=name.removeprefix("set_"))
+
+
 _ROWS: tuple[OpSpec, ...] = (
     # DMA (MTE2 in, MTE3 out; V moves inside UB)
     _micro("mte_gm_ub", "MTE2", "vector"),
@@ -82,6 +90,13 @@ _ROWS: tuple[OpSpec, ...] = (
     _micro("mte_l0c_gm", "FIX", "cube"),
     _micro("mte_l0c_l1", "FIX", "cube"),
     _micro("mte_l0c_ub", "FIX", "cube", A5),
+    # loop registers of the register-level GM <-> UB copies (vector core)
+    _loop_register("set_loop_size_outtoub", "vector"),
+    _loop_register("set_loop1_stride_outtoub", "vector"),
+    _loop_register("set_loop2_stride_outtoub", "vector"),
+    _loop_register("set_loop_size_ubtoout", "vector"),
+    _loop_register("set_loop1_stride_ubtoout", "vector"),
+    _loop_register("set_loop2_stride_ubtoout", "vector"),
     # pointers, structure, queries, CTRL: the interpreter's own
     _other("castptr", "scalar"), _other("addptr", "scalar"),
     _other("section.cube", "structure"), _other("section.vector", "structure"),
@@ -120,6 +135,9 @@ BY_METHOD: dict[str, OpSpec] = {}
 for _s in _ROWS:
     if _s.method is not None:
         BY_METHOD.setdefault(_s.method, _s)
+
+
+GENERATED: tuple[OpSpec, ...] = tuple(s for s in _ROWS if s.syntax is not None)
 
 
 def spec(name: str) -> OpSpec:
