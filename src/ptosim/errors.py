@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -160,22 +160,21 @@ _BUILTIN_TO_PTO: tuple[tuple[type[BaseException], type[PtoError]], ...] = (
     (ArithmeticError, PtoValueError), (LookupError, PtoValueError),
     (MemoryError, PtoValueError), (AssertionError, PtoValueError),
 )
-_depth = threading.local()
 
 
 def api_guard(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` raising only PtoErrors (see above); ``op`` names it in messages."""
+    """``fn`` raising only PtoErrors (see above); ``op`` names it in messages. The happy
+    path costs one try block: whether this guard is the outermost is asked only when an
+    error has escaped."""
 
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        depth = getattr(_depth, "n", 0)
-        _depth.n = depth + 1
         try:
             return fn(*args, **kwargs)
         except PtoError:
             raise
         except Exception as err:     # converted below or re-raised
-            if depth:
+            if _inside_a_guard(sys._getframe(1)):
                 raise                # the outermost guard converts, naming its op
             for builtin, pto in _BUILTIN_TO_PTO:
                 if isinstance(err, builtin):
@@ -186,11 +185,23 @@ def api_guard(op: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                                            op=op, operand=name) from err
                     raise pto(printable(_brief(err)), op=op) from err
             raise
-        finally:
-            _depth.n = depth
 
     guarded.__pto_guarded__ = True  # type: ignore[attr-defined]
     return guarded
+
+
+def _inside_a_guard(frame: Any) -> bool:
+    """True when a guarded call is already running further up this thread's stack (every
+    guard's wrapper shares one code object)."""
+    code = _GUARD_CODE
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
+
+
+_GUARD_CODE = api_guard("", lambda: None).__code__
 
 
 def _brief(err: BaseException) -> str:

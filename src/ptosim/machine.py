@@ -201,6 +201,12 @@ class MachineState:
         ``nbytes`` bytes from ``ptr`` lie inside one buffer or GM allocation. ``access`` is
         what the op does with those bytes: "R" reads, "W" writes, "RW" both, "A" a GM
         atomic read-modify-write (one of ACCESS_ROLES; the hazard checker trusts it)."""
+        return self._region(ptr, nbytes, access=access, op=op, operand=operand)
+
+    def _region(self, ptr: Ptr, nbytes: int, *, access: str, op: str | None = None,
+                operand: str | None = None) -> tuple[np.ndarray, int]:
+        # What the ops call: the public `region` is wrapped by the API guard, and an op
+        # is guarded once already (one guard per op keeps the per-op cost down).
         if access not in ACCESS_ROLES:
             raise PtoValueError(f"region: access must be one of {', '.join(ACCESS_ROLES)}, "
                                 f"got {access!r}", op=op, operand=operand)
@@ -245,14 +251,14 @@ class MachineState:
         if not isinstance(count, (int, np.integer)) or count < 0:
             raise PtoValueError(f"read: count must be a non-negative integer, got {count!r}")
         nbytes = int(count) * ptr.dtype.size
-        data, start = self.region(ptr, nbytes, access="R", op="read")
+        data, start = self._region(ptr, nbytes, access="R", op="read")
         return data[start:start + nbytes].view(ptr.dtype.np).copy()
 
     def write(self, ptr: Ptr, array: np.ndarray | list | tuple | float | int) -> None:
         """Store elements at ``ptr``. Values are converted to the pointer's element type;
         an unsigned-integer array of the element's size is taken as raw bit patterns."""
         arr = _as_carrier(np.asarray(array), ptr.dtype).reshape(-1)
-        data, start = self.region(ptr, arr.nbytes, access="W", op="write")
+        data, start = self._region(ptr, arr.nbytes, access="W", op="write")
         data[start:start + arr.nbytes] = arr.view(np.uint8)
 
 

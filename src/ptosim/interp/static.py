@@ -131,11 +131,11 @@ class _ScratchMachine(Machine):
         self._lo = 0
         self._store = np.zeros(0, np.uint8)     # backs scratch bytes [_lo, _lo + size)
 
-    def region(self, ptr: Ptr, nbytes: int, *args: Any, **kwargs: Any
+    def _region(self, ptr: Ptr, nbytes: int, *args: Any, **kwargs: Any
                ) -> tuple[np.ndarray, int]:
         base = self.scratch.offset
         if ptr.space != "gm" or not base <= ptr.offset < base + SCRATCH_GM:
-            return super().region(ptr, nbytes, *args, **kwargs)
+            return super()._region(ptr, nbytes, *args, **kwargs)
         start = ptr.offset - base
         if start + nbytes > SCRATCH_GM:
             raise OutOfBoundsError(

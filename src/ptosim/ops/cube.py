@@ -118,9 +118,9 @@ class CubeMoveOps(MachineState):
         if transposed_dst:          # stage the transpose of the operand (B^T for L0B)
             rows, cols = cols, rows
         src_lay, r, c = _l1_source(rows, cols, transpose, dt)
-        src_buf, src_off = self.region(s, src_lay.span * dt.size, access="R", op=op,
+        src_buf, src_off = self._region(s, src_lay.span * dt.size, access="R", op=op,
                                        operand="src")
-        dst_buf, dst_off = self.region(d, dst_lay.span * dt.size, access="W", op=op,
+        dst_buf, dst_off = self._region(d, dst_lay.span * dt.size, access="W", op=op,
                                        operand="dst")
         if not transpose and not transposed_dst and src_lay == dst_lay:
             nbytes = dst_lay.span * dt.size          # same image on both sides: raw copy
@@ -150,8 +150,8 @@ class CubeMoveOps(MachineState):
             raise DtypeError("bf16 -> f32 bias loads exist on a5 only", op=op)
         widen = d.dtype.size // s.dtype.size
         n, ss, ds = dims
-        src_reg = self.region(s, (n - 1) * ss + length, access="R", op=op, operand="src")
-        dst_reg = self.region(d, (n - 1) * ds * widen + length * widen, access="W", op=op,
+        src_reg = self._region(s, (n - 1) * ss + length, access="R", op=op, operand="src")
+        dst_reg = self._region(d, (n - 1) * ds * widen + length * widen, access="W", op=op,
                               operand="dst")
         vals = strided(src_reg[0], src_reg[1], [(n, ss)], (length // s.dtype.size,),
                        (s.dtype.size,), s.dtype.np)
@@ -165,8 +165,8 @@ class CubeMoveOps(MachineState):
         s, d, dims, length = self._unit_bursts(op, src, dst, "fb", len_burst, nburst,
                                                self.target.fb_unit)
         n, ss, ds = dims
-        src_reg = self.region(s, (n - 1) * ss + length, access="R", op=op, operand="src")
-        dst_reg = self.region(d, (n - 1) * ds + length, access="W", op=op, operand="dst")
+        src_reg = self._region(s, (n - 1) * ss + length, access="R", op=op, operand="src")
+        dst_reg = self._region(d, (n - 1) * ds + length, access="W", op=op, operand="dst")
         burst = np.dtype((np.void, length))
         strided(dst_reg[0], dst_reg[1], [(n, ds)], (), (), burst)[...] = \
             strided(src_reg[0], src_reg[1], [(n, ss)], (), (), burst)

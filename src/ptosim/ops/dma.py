@@ -118,9 +118,9 @@ class DmaOps(MachineState):
 
     def _regions(self, op: str, names: tuple[str, str], s: Ptr, d: Ptr, length: int,
                     dims: Sequence[Dim], dst_length: int | None = None) -> tuple:
-        src_reg = self.region(s, extent(length, [(c, x) for c, x, _ in dims]),
+        src_reg = self._region(s, extent(length, [(c, x) for c, x, _ in dims]),
                               access="R", op=op, operand=names[0])
-        dst_reg = self.region(d, extent(dst_length or length, [(c, y) for c, _, y in dims]),
+        dst_reg = self._region(d, extent(dst_length or length, [(c, y) for c, _, y in dims]),
                               access="W", op=op, operand=names[1])
         return src_reg, dst_reg
 
@@ -266,14 +266,14 @@ class DmaOps(MachineState):
             return
         es, c0 = d.dtype.size, d.dtype.c0
         rs, cs = (inner, es) if mode == "nd2nz" else (es, inner)  # src bytes per r, per c
-        src_reg = self.region(s, (g - 1) * outer + (n - 1) * rs + (dv - 1) * cs + es,
+        src_reg = self._region(s, (g - 1) * outer + (n - 1) * rs + (dv - 1) * cs + es,
                               access="R", op=op, operand="src")
         if small:
             _frac_small_c0(self, op, d, src_reg, (g, n, dv), (outer, rs, cs), l4)
             return
         nblk = -(-dv // c0)
         unit = BLOCK_BYTES
-        dst_reg = self.region(d, (g - 1) * l4 * unit + (nblk - 1) * l3 * unit
+        dst_reg = self._region(d, (g - 1) * l4 * unit + (nblk - 1) * l3 * unit
                               + (n - 1) * l2 * unit + c0 * es, access="W", op=op,
                               operand="dst")
         _warn_frac_overlap(op, g, nblk, n, l2, l3, l4)
@@ -351,7 +351,7 @@ def _frac_small_c0(m: MachineState, op: str, d: Ptr, src_reg: tuple[np.ndarray, 
     rows_per_block = BLOCK_BYTES // (4 * es)
     n_al = _align_up(n, rows_per_block)
     gstride = l4 * BLOCK_BYTES
-    db, do = m.region(d, (g - 1) * gstride + n_al * 4 * es, access="W", op=op, operand="dst")
+    db, do = m._region(d, (g - 1) * gstride + n_al * 4 * es, access="W", op=op, operand="dst")
     if g > 1 and gstride < n_al * 4 * es:
         warn(f"{op}: dst groups overlap (loop4_stride {l4} x 32 B < "
                       f"{n_al * 4 * es} B per group)")

@@ -205,7 +205,7 @@ class FixpipeOps(MachineState):
         nblk = -(-nv // 16)
         src_extent = ((count - 1) * s3 * 16 + (nblk - 1) * sstride * 16 + (mv - 1) * 16 + 16) \
             * acc_es
-        src_buf, src_off = self.region(s, src_extent, access="R", op=op, operand="src")
+        src_buf, src_off = self._region(s, src_extent, access="R", op=op, operand="src")
         params = self._payloads(op, plan, nv)
         regions = []                                   # check every destination first
         for r in range(count):
@@ -213,7 +213,7 @@ class FixpipeOps(MachineState):
                 tgt = Ptr(ptr.space, ptr.dtype, ptr.offset + r * d3 * ptr.dtype.size, ptr.sub,
                           ptr.block)
                 ext = _dst_extent(plan, r1 - r0, c1 - c0, dstride, ptr.dtype.size)
-                regions.append(self.region(tgt, ext, op=op, operand="dst",
+                regions.append(self._region(tgt, ext, op=op, operand="dst",
                                            access="W" if combine is None else "A"))
         slots = iter(regions)
         for r in range(count):
@@ -425,7 +425,7 @@ class FixpipeOps(MachineState):
         out: dict[str, np.ndarray] = {}
         if plan.quant is not None and plan.quant not in ("f32_f16", "f32_bf16"):
             if plan.quant.endswith("_vec"):
-                buf, off = self.region(plan.quant_payload, 8 * n, access="R", op=op,
+                buf, off = self._region(plan.quant_payload, 8 * n, access="R", op=op,
                                        operand="pre_quant")
                 words = buf[off:off + 8 * n].view(np.uint64)
                 out["scale"] = _f32_from_word(words & np.uint64(0xFFFFFFFF))
@@ -439,7 +439,7 @@ class FixpipeOps(MachineState):
             alpha = np.array([np.float32(plan.relu_payload)], np.float32).view(np.uint32)
             out["alpha"] = np.repeat(_f32_from_word(alpha), n)
         elif plan.relu == "vector_relu":
-            buf, off = self.region(plan.relu_payload, 4 * n, access="R", op=op,
+            buf, off = self._region(plan.relu_payload, 4 * n, access="R", op=op,
                                    operand="pre_relu")
             out["alpha"] = buf[off:off + 4 * n].view(np.float32).copy()
         return out

@@ -103,7 +103,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     def read_tile(self, t: Tile) -> np.ndarray:
         """The tile's valid region in logical (row, col) order, as a numpy array."""
-        buf, off = self.region(t.ptr, t.nbytes, access="R", op="read_tile", operand="tile")
+        buf, off = self._region(t.ptr, t.nbytes, access="R", op="read_tile", operand="tile")
         vr, vc = t.valid
         return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols)[:vr, :vc].copy()
 
@@ -173,7 +173,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 (g.ptr, (last + 1) * t.dtype.size, "global_tensor", "R"),
                 (t.ptr, t.nbytes, "tile", "W")):
             try:        # no op name: a bounds check only, not an access the observer sees
-                self.region(ptr, nbytes, access=access, operand=name)
+                self._region(ptr, nbytes, access=access, operand=name)
             except PtoError as err:
                 err.op = op
                 err.args = (err._render(),)
@@ -187,7 +187,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         vr, vc = t.valid
         outside = np.ones((t.rows, t.cols), bool)
         outside[:vr, :vc] = False
-        buf, off = self.region(t.ptr, t.nbytes, access="W", op=op, operand="tile")
+        buf, off = self._region(t.ptr, t.nbytes, access="W", op=op, operand="tile")
         buf[off:off + t.nbytes].view(t.dtype.np)[t.layout.offsets()[outside]] = value
 
     def _load_nd_dn(self, t: Tile, g: GlobalTensor) -> None:
@@ -227,7 +227,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 if fill is not None:     # lanes [len, next 32 B) of every burst
                     tail = align(length * es, 32) // es - length
                     if tail:
-                        buf, off = self.region(dst + length, (s1 * s2 * count - 1) * pitch * es
+                        buf, off = self._region(dst + length, (s1 * s2 * count - 1) * pitch * es
                                                + tail * es, access="W", op="TLOAD",
                                                operand="tile")
                         rows = s1 * s2 * count
@@ -326,7 +326,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{g.layout} view", op="TSTORE")
         vr, vc = t.valid
         idx = g.view.offsets(vr, vc)
-        buf, off = self.region(g.ptr, (int(idx.max()) + 1) * t.dtype.size, access="W",
+        buf, off = self._region(g.ptr, (int(idx.max()) + 1) * t.dtype.size, access="W",
                                op="TSTORE", operand="global_tensor")
         buf[off:off + (int(idx.max()) + 1) * t.dtype.size].view(t.dtype.np)[idx] = \
             self._matrix(t, "R")[:vr, :vc]
@@ -424,11 +424,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         """A writable (rows, cols) view of the whole tile when its layout allows one, else
         a copy (callers write back with `_store_matrix`). ``access``: "R" when the caller
         reads the tile, "W" when it writes through the view (the hazard checker's role)."""
-        buf, off = self.region(t.ptr, t.nbytes, access=access, op="tile", operand="tile")
+        buf, off = self._region(t.ptr, t.nbytes, access=access, op="tile", operand="tile")
         return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols)
 
     def _store_matrix(self, t: Tile, rows: slice, cols: slice, values: np.ndarray) -> None:
-        buf, off = self.region(t.ptr, t.nbytes, access="W", op="tile", operand="tile")
+        buf, off = self._region(t.ptr, t.nbytes, access="W", op="tile", operand="tile")
         idx = t.layout.offsets()[rows, cols]
         buf[off:off + t.nbytes].view(t.dtype.np)[idx] = values
 
