@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -68,8 +69,8 @@ def _check(args: argparse.Namespace) -> int:
     counts = (f"verified {found.verified} op(s), {found.skipped} left to run time (their "
               f"operands depend on loop variables or scalar arguments)")
     if found.errors:
-        print(f"{args.kernel}: @{kernel.entry} on {target}: {len(found.errors)} error(s); "
-              f"{counts}", file=sys.stderr)
+        print(printable(f"{args.kernel}: @{kernel.entry} on {target}: "
+                        f"{len(found.errors)} error(s); {counts}"), file=sys.stderr)
         return 1
     print(printable(f"{args.kernel}: @{kernel.entry} checks clean on {target}: {counts}"))
     return 0
@@ -178,10 +179,7 @@ def _static_bytes(t: Any) -> int | None:
         return None
     from .dtypes import dtype as _dtype
     from .frontend import ptr_info
-    n = 1
-    for d in shape:
-        n *= d
-    return n * _dtype(ptr_info(t)[0]).size
+    return math.prod(shape) * _dtype(ptr_info(t)[0]).size
 
 
 def _destinations(kernel: Any, args: argparse.Namespace, files: dict[str, Path]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -106,17 +107,16 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     0: no limit) stops the run with an ``OpBudgetError`` once that many ops have run, over
     all cores."""
     func = kernel_function(module, entry)
-    check_structure(functions(module), func, locate)
+    funcs = functions(module)
+    check_structure(funcs, func, locate)
     cores = cores_for(kernel_kind(module, func), len(machine.blocks))
-    sync = SyncService(machine.target, functions(module))
+    sync = SyncService(machine.target, funcs)
     sync.observer = observer
     machine.access_hook = observer.access if observer is not None else None
     executor = Executor(machine, locate, sync, progress, max_ops)
     executor.warnings = warnings
     try:
-        if warnings is None:
-            return launch(machine, func, args, cores, executor, sync)
-        with warning_sink(warnings):
+        with warning_sink(warnings) if warnings is not None else nullcontext():
             return launch(machine, func, args, cores, executor, sync)
     finally:
         machine.access_hook = None

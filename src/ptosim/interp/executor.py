@@ -515,8 +515,8 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
             f"unconsumed set_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] before it: on "
             f"hardware PIPE_{key[1]} would wait forever", op="pto.wait_flag")
     if ex.observer is not None:
-        event = ex.observer.set_flag if op.name == "pto.set_flag" else ex.observer.wait_flag
-        event(st.core, op.src_pipe(), op.dst_pipe(), op.event(), op)  # type: ignore[attr-defined]
+        notify = ex.observer.set_flag if op.name == "pto.set_flag" else ex.observer.wait_flag
+        notify(st.core, src, dst, event, op)
 
 
 def _barrier(ex: Executor, st: CoreState, op: Operation) -> None:
