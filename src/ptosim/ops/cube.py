@@ -119,9 +119,9 @@ class CubeMoveOps(MachineState):
             rows, cols = cols, rows
         src_lay, r, c = _l1_source(rows, cols, transpose, dt)
         src_buf, src_off = self._region(s, src_lay.span * dt.size, access="R", op=op,
-                                       operand="src")
+                                        operand="src")
         dst_buf, dst_off = self._region(d, dst_lay.span * dt.size, access="W", op=op,
-                                       operand="dst")
+                                        operand="dst")
         if not transpose and not transposed_dst and src_lay == dst_lay:
             nbytes = dst_lay.span * dt.size          # same image on both sides: raw copy
             dst_buf[dst_off:dst_off + nbytes] = src_buf[src_off:src_off + nbytes]
@@ -152,7 +152,7 @@ class CubeMoveOps(MachineState):
         n, ss, ds = dims
         src_reg = self._region(s, (n - 1) * ss + length, access="R", op=op, operand="src")
         dst_reg = self._region(d, (n - 1) * ds * widen + length * widen, access="W", op=op,
-                              operand="dst")
+                               operand="dst")
         vals = strided(src_reg[0], src_reg[1], [(n, ss)], (length // s.dtype.size,),
                        (s.dtype.size,), s.dtype.np)
         strided(dst_reg[0], dst_reg[1], [(n, ds * widen)], (length // s.dtype.size,),

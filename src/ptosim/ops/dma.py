@@ -119,9 +119,9 @@ class DmaOps(MachineState):
     def _regions(self, op: str, names: tuple[str, str], s: Ptr, d: Ptr, length: int,
                     dims: Sequence[Dim], dst_length: int | None = None) -> tuple:
         src_reg = self._region(s, extent(length, [(c, x) for c, x, _ in dims]),
-                              access="R", op=op, operand=names[0])
+                               access="R", op=op, operand=names[0])
         dst_reg = self._region(d, extent(dst_length or length, [(c, y) for c, _, y in dims]),
-                              access="W", op=op, operand=names[1])
+                               access="W", op=op, operand=names[1])
         return src_reg, dst_reg
 
     def mte_gm_ub(self, gm_src: Ptr, ub_dst: Ptr, l2_cache_ctl: int, len_burst: int, *,
@@ -267,15 +267,15 @@ class DmaOps(MachineState):
         es, c0 = d.dtype.size, d.dtype.c0
         rs, cs = (inner, es) if mode == "nd2nz" else (es, inner)  # src bytes per r, per c
         src_reg = self._region(s, (g - 1) * outer + (n - 1) * rs + (dv - 1) * cs + es,
-                              access="R", op=op, operand="src")
+                               access="R", op=op, operand="src")
         if small:
             _frac_small_c0(self, op, d, src_reg, (g, n, dv), (outer, rs, cs), l4)
             return
         nblk = -(-dv // c0)
         unit = BLOCK_BYTES
         dst_reg = self._region(d, (g - 1) * l4 * unit + (nblk - 1) * l3 * unit
-                              + (n - 1) * l2 * unit + c0 * es, access="W", op=op,
-                              operand="dst")
+                               + (n - 1) * l2 * unit + c0 * es, access="W", op=op,
+                               operand="dst")
         _warn_frac_overlap(op, g, nblk, n, l2, l3, l4)
         npdt = d.dtype.np
         full, tail = divmod(dv, c0)

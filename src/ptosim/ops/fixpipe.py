@@ -214,7 +214,7 @@ class FixpipeOps(MachineState):
                           ptr.block)
                 ext = _dst_extent(plan, r1 - r0, c1 - c0, dstride, ptr.dtype.size)
                 regions.append(self._region(tgt, ext, op=op, operand="dst",
-                                           access="W" if combine is None else "A"))
+                                            access="W" if combine is None else "A"))
         slots = iter(regions)
         for r in range(count):
             acc = strided(src_buf, src_off + r * s3 * 16 * acc_es,
@@ -426,7 +426,7 @@ class FixpipeOps(MachineState):
         if plan.quant is not None and plan.quant not in ("f32_f16", "f32_bf16"):
             if plan.quant.endswith("_vec"):
                 buf, off = self._region(plan.quant_payload, 8 * n, access="R", op=op,
-                                       operand="pre_quant")
+                                        operand="pre_quant")
                 words = buf[off:off + 8 * n].view(np.uint64)
                 out["scale"] = _f32_from_word(words & np.uint64(0xFFFFFFFF))
                 out["offset"] = ((words >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.int64)
@@ -440,7 +440,7 @@ class FixpipeOps(MachineState):
             out["alpha"] = np.repeat(_f32_from_word(alpha), n)
         elif plan.relu == "vector_relu":
             buf, off = self._region(plan.relu_payload, 4 * n, access="R", op=op,
-                                   operand="pre_relu")
+                                    operand="pre_relu")
             out["alpha"] = buf[off:off + 4 * n].view(np.float32).copy()
         return out
 

@@ -157,13 +157,13 @@ class MadOps(MachineState):
         b_lay = l0b_layout(kv, nv, bt_)
         c_lay = acc_layout(mv, nv, ct)
         a_buf, a_off = self._region(a, (kv if gemv else a_lay.span) * at.size, access="R",
-                                   op=op, operand="lhs")
+                                    op=op, operand="lhs")
         b_buf, b_off = self._region(b, b_lay.span * bt_.size, access="R", op=op, operand="rhs")
         c_buf, c_off = self._region(c, c_lay.span * ct.size, op=op, operand="dst",
-                                   access="RW" if op == "mad_acc" else "W")  # acc: C += ...
+                                    access="RW" if op == "mad_acc" else "W")  # acc: C += ...
         if bias_ptr is not None:
             bias_buf, bias_off = self._region(bias_ptr, nv * ct.size, access="R", op=op,
-                                             operand="bias")
+                                              operand="bias")
 
         if gemv:   # GEMV: the single A row is read contiguously
             amat = a_buf[a_off:a_off + kv * at.size].view(at.np).reshape(1, kv)

@@ -136,7 +136,7 @@ def tmatmul_mx(m: TileOps, op: str, acc: Tile, left: Tile, scale_left: Tile, rig
     if sat == "sat" and not np.isfinite(prod).all():      # as mad: NaN inputs 0, inf max
         prod = product(saturate_inputs(a, left.dtype), saturate_inputs(b, right.dtype))
     c_buf, c_off = m._region(acc.ptr, acc_layout(mv, nv, acc.dtype).span * 4, op=op,
-                            operand="acc", access="RW" if op == "TMATMUL_MX_ACC" else "W")
+                             operand="acc", access="RW" if op == "TMATMUL_MX_ACC" else "W")
     bias_row = None
     if bias is not None:
         if bias.dtype.name != "f32":

@@ -228,8 +228,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                     tail = align(length * es, 32) // es - length
                     if tail:
                         buf, off = self._region(dst + length, (s1 * s2 * count - 1) * pitch * es
-                                               + tail * es, access="W", op="TLOAD",
-                                               operand="tile")
+                                                + tail * es, access="W", op="TLOAD",
+                                                operand="tile")
                         rows = s1 * s2 * count
                         np.ndarray((rows, tail), t.dtype.np, buf, off,
                                    (pitch * es, es))[...] = fill[0]
@@ -327,7 +327,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         vr, vc = t.valid
         idx = g.view.offsets(vr, vc)
         buf, off = self._region(g.ptr, (int(idx.max()) + 1) * t.dtype.size, access="W",
-                               op="TSTORE", operand="global_tensor")
+                                op="TSTORE", operand="global_tensor")
         buf[off:off + (int(idx.max()) + 1) * t.dtype.size].view(t.dtype.np)[idx] = \
             self._matrix(t, "R")[:vr, :vc]
 
