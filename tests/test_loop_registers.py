@@ -73,6 +73,6 @@ def test_python_face():
 def test_the_rows_are_the_whole_definition():
     for name in NAMES:
         s = spec(name)
-        assert (s.kind, s.core, s.pipe, s.syntax, s.operands) == \
+        assert (s.kind, s.core, s.pipe, s.syntax, s.operand_names) == \
             ("micro", "vector", "S", "scalars", ("a", "b"))
         assert s.register == name.removeprefix("set_")

@@ -37,11 +37,11 @@ def _register_writer(spec: OpSpec) -> Callable[..., None]:
     def write(self: Machine, *values: int) -> None:
         if len(values) != len(spec.operands):
             raise PtoTypeError(f"takes {len(spec.operands)} operands "
-                               f"({', '.join(spec.operands)}), got {len(values)}",
+                               f"({', '.join(spec.operand_names)}), got {len(values)}",
                                op=spec.name)
         self._set_register(spec.name, spec.register or spec.name, values)
     write.__name__ = write.__qualname__ = spec.name
-    write.__doc__ = f"``{spec.mnemonic}`` ({', '.join(spec.operands)}): sets {spec.register}."
+    write.__doc__ = f"``{spec.mnemonic}`` ({', '.join(spec.operand_names)}): sets {spec.register}."
     return write
 
 

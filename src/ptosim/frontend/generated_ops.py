@@ -19,7 +19,7 @@ from .syntax import Operands, parse_types, print_types, print_values
 
 
 class ScalarsOp(MicroOp):
-    """Integer operands named by ``SPEC.operands``, each of type i64."""
+    """Integer operands described by ``SPEC.operands``, each of type i64."""
 
     SPEC: ClassVar[OpSpec]
     values = var_operand_def(i64)
@@ -27,7 +27,7 @@ class ScalarsOp(MicroOp):
     @classmethod
     def parse(cls, parser: Parser) -> ScalarsOp:
         ops = Operands(parser, cls.name)
-        ops.add_list(cls.SPEC.operands, "int")
+        ops.add_list(cls.SPEC.operand_names, "int")
         parser.parse_punctuation(":", f" before the type list of {cls.name}")
         types = parse_types(parser, len(cls.SPEC.operands), cls.name)
         return cls.build(operands=[ops.resolve(types)])
@@ -44,7 +44,7 @@ class ScalarsOp(MicroOp):
                 f"{self.name} takes {len(self.SPEC.operands)} operands")
 
     def slots(self) -> list[Slot]:
-        return [(label, v, "int") for label, v in zip(self.SPEC.operands, self.values)]
+        return [(label, v, "int") for label, v in zip(self.SPEC.operand_names, self.values)]
 
     def python_call(self) -> tuple[list[object], dict[str, object]]:
         return list(self.values), {}

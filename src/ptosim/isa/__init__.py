@@ -8,8 +8,8 @@ and the Python face read these fields; `tests/test_registry.py` checks that ever
 has exactly one spec and every spec is reachable from `.pto` text and from Python.
 """
 
-from .spec import OpSpec
+from .spec import Operand, OpSpec
 from .table import BY_METHOD, BY_MNEMONIC, GENERATED, REGISTRY, planned_methods, spec, target_ops
 
-__all__ = ["OpSpec", "REGISTRY", "BY_METHOD", "BY_MNEMONIC", "GENERATED", "spec",
+__all__ = ["Operand", "OpSpec", "REGISTRY", "BY_METHOD", "BY_MNEMONIC", "GENERATED", "spec",
            "target_ops", "planned_methods"]

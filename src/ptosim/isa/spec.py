@@ -10,6 +10,25 @@ Args = Sequence[Any]            # an op's runtime arguments, in its Python call 
 
 
 @dataclass(frozen=True)
+class Operand:
+    """One operand (or result) of a generated op.
+
+    ``kind`` is the front end's operand kind (``int``, ``ptr``, ``vreg``, ``mask``, ...);
+    ``role`` says what the op does to the memory a pointer operand addresses (R, W or RW;
+    the hazard checker still takes the exact ranges from the op's ``_region`` calls);
+    ``bits`` is the width of an integer field, ``space`` the address spaces a pointer may
+    name, ``align`` the byte alignment it needs.
+    """
+
+    name: str
+    kind: str = "int"
+    role: str = "R"
+    bits: int | None = None
+    space: tuple[str, ...] = ()
+    align: int | None = None
+
+
+@dataclass(frozen=True)
 class OpSpec:
     """One op. ``pipe`` and ``core`` are fixed, or functions of the runtime arguments (a
     TMOV from an Acc tile runs on FIX, between Vec tiles on V)."""
@@ -23,11 +42,17 @@ class OpSpec:
     implemented: bool = True                    # False: NotImplementedOpError from Python
     work: Callable[[Args], tuple[int, int]] | None = None   # (FLOPs, operand element bytes)
     # Generated ops (no hand-written front-end class or Machine method): ``syntax`` names
-    # the front end's generic form, ``operands`` labels the operands in order, and
-    # ``register`` is the per-core special register the op writes its operands into.
+    # the front end's generic form, ``operands`` and ``results`` describe its values in
+    # order, and ``register`` is the per-core special register the op writes its operands
+    # into.
     syntax: str | None = None
-    operands: tuple[str, ...] = ()
+    operands: tuple[Operand, ...] = ()
+    results: tuple[Operand, ...] = ()
     register: str | None = None
+
+    @property
+    def operand_names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.operands)
 
     @property
     def mnemonic(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .spec import Args, OpSpec
+from .spec import Args, Operand, OpSpec
 
 A5 = frozenset({"a5"})
 
@@ -59,11 +59,12 @@ def _loop_register(name: str, core: str) -> OpSpec:
     """``pto.<name> %a, %b : i64, i64``: two values into a per-core loop register that the
     register-level copy ops read (PTOAS VPTOOps.td; which value is the outer loop is the
     reading op's business, so the pair is kept as written)."""
-    return OpSpec(name, "micro", "S", core, name, syntax="scalars", operands=("a", "b"),
+    return OpSpec(name, "micro", "S", core, name, syntax="scalars",
+                  operands=(Operand("a"), Operand("b")),
                   register=name.removeprefix("set_"))
 
 
-_ROWS: tuple[OpSpec, ...] = (
+_BASE_ROWS: tuple[OpSpec, ...] = (
     # DMA (MTE2 in, MTE3 out; V moves inside UB)
     _micro("mte_gm_ub", "MTE2", "vector"),
     _micro("mte_ub_gm", "MTE3", "vector"),
@@ -126,6 +127,9 @@ _ROWS: tuple[OpSpec, ...] = (
     _tile("tfillpad_expand", "TFILLPAD", "V"),
     _tile("tfillpad_inplace", "TFILLPAD", "V"),
 )
+
+# Each further family keeps its rows in its own module of this package (``ROWS``).
+_ROWS: tuple[OpSpec, ...] = _BASE_ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"
