@@ -1,6 +1,7 @@
 """ptosim: a functional simulator and verifier for the PTO ISA of Ascend NPUs."""
 
 from .api import Machine
+from .blas import blas_threads
 from .dtypes import DType, c0, dtype, hif8_to_float32, sizeof
 from .errors import (
                      AlignmentError,
@@ -27,7 +28,7 @@ from .targets import TARGETS, Target, get_target
 __version__ = "0.1.0"
 
 __all__ = [
-    "Machine", "Ptr", "DType", "dtype", "sizeof", "c0", "hif8_to_float32",
+    "Machine", "blas_threads", "Ptr", "DType", "dtype", "sizeof", "c0", "hif8_to_float32",
     "Layout", "tile_layout", "gm_layout", "Target", "TARGETS", "get_target",
     "PtoError", "VerifyError", "SpaceError", "DtypeError", "FieldRangeError",
     "AlignmentError", "OutOfBoundsError", "TargetError", "UnknownDtypeError",

@@ -124,7 +124,8 @@ def _run(args: argparse.Namespace) -> int:
                             progress=progress.update, hazards=not args.no_hazards,
                             trace=args.trace is not None, warnings=log,
                             max_ops=args.max_ops or None, ctrl=args.ctrl,
-                            force_block_dim=args.force_block_dim)
+                            force_block_dim=args.force_block_dim,
+                            blas_threads=args.blas_threads)
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
@@ -437,6 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ctrl", type=_ctrl_value, metavar="VALUE",
                      help="every core's CTRL register at entry, e.g. 0 for the saturating "
                           "mode (default 0x1000000000000: bit 48, non-saturating)")
+    run.add_argument("--blas-threads", type=_count, metavar="N",
+                     help="threads numpy's BLAS may use during the run (default 1, or "
+                          "$PTOSIM_BLAS_THREADS; 0: BLAS's own setting)")
     run.set_defaults(func=_run)
     trace = sub.add_parser("trace", help="render a trace written by run --trace as a picture")
     trace.add_argument("trace_file", metavar="TRACE.json")

@@ -19,6 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.ir import Operation
 
+from . import blas as _blas
 from .api import Machine
 from .dtypes import dtype as _dtype
 from .errors import PtoError, PtoSyntaxError, api_guard
@@ -113,7 +114,8 @@ class Kernel:
             progress: Callable[[int, float], None] | None = None,
             hazards: bool = True, trace: bool = False,
             warnings: WarningLog | None = None, max_ops: int | None = None,
-            ctrl: int | None = None, force_block_dim: bool = False) -> RunResult:
+            ctrl: int | None = None, force_block_dim: bool = False,
+            blas_threads: int | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -121,7 +123,8 @@ class Kernel:
         (an ``OpBudgetError`` naming the loop still running; None or 0: no limit).
         ``ctrl``: every core's CTRL register at entry (default `machine.ENTRY_CTRL`, the
         non-saturating mode). ``block_dim`` is at most the target's AI-core count unless
-        ``force_block_dim``."""
+        ``force_block_dim``. ``blas_threads``: numpy's BLAS threads during the run (default
+        1 or $PTOSIM_BLAS_THREADS; 0 keeps the process's setting; see `ptosim.blas`)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -152,9 +155,10 @@ class Kernel:
         observer = Observers(checker, timeline) if checker and timeline else checker or timeline
         log = warnings if warnings is not None else WarningLog(self.locate)
         start = time.perf_counter()
-        ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
-                        progress=progress, observer=observer, warnings=log,
-                        max_ops=max_ops)
+        with _blas.blas_threads(blas_threads):
+            ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
+                            progress=progress, observer=observer, warnings=log,
+                            max_ops=max_ops)
         seconds = time.perf_counter() - start
         findings = checker.finish() if checker is not None else []
         outs = {}
