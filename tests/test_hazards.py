@@ -215,3 +215,52 @@ def test_cli_hazard_modes(tmp_path, capsys):
     assert main(["run", str(bad), *files, "--no-hazards"]) == 0
     captured = capsys.readouterr()
     assert "hazard" not in captured.err and "hazards not checked" in captured.out
+
+
+class _Op:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _events():
+    """A checker driven directly: ``do(pipe, kind, start, end)`` is one op's one access."""
+    from types import SimpleNamespace
+
+    from ptosim.interp.hazards import HazardChecker
+    core = SimpleNamespace(name="block0.aiv0", kind="vector")
+    buf = np.zeros(4096, np.uint8)
+    checker = HazardChecker(lambda op: op.name, lambda b: "gm")
+
+    def do(pipe: str, access: str, start: int, end: int) -> None:
+        op = _Op(f"{pipe}:{access}[{start},{end})")
+        checker.begin_op(core, op, SimpleNamespace(name="x"), [], pipe)
+        checker.access(buf, start, end - start, access, None, None)
+        checker.end_op()
+    return checker, core, do
+
+
+def test_a_range_written_again_after_a_flag_is_unordered_again():
+    """Each buffer keeps one access per (pipe, kind, range) in epoch order; writing a range
+    again moves it past the flag, so only that range conflicts with the later read."""
+    checker, core, do = _events()
+    do("MTE2", "W", 0, 32)
+    do("MTE2", "W", 32, 64)
+    checker.set_flag(core, "PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0", _Op("set"))
+    checker.wait_flag(core, "PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0", _Op("wait"))
+    do("MTE2", "W", 0, 32)                  # after the flag: unordered with MTE3 again
+    do("MTE3", "R", 32, 64)                 # ordered by the flag: clean
+    assert checker.finish() == []
+    do("MTE3", "R", 0, 64)
+    [raw] = checker.finish()
+    assert raw.kind == "RAW" and "bytes [0, 32): MTE3:R[0,64)" in raw.message
+    assert "MTE2:W[0,32)" in raw.message
+
+
+def test_old_unordered_accesses_are_still_found_behind_many_newer_ones():
+    checker, core, do = _events()
+    do("V", "R", 100, 101)
+    for i in range(50):                     # newer writes by MTE2 that touch other bytes
+        do("MTE2", "W", 1000 + 8 * i, 1008 + 8 * i)
+    do("MTE2", "W", 96, 104)                # WAR against the first read, never ordered
+    [war] = checker.finish()
+    assert war.kind == "WAR" and "bytes [100, 101)" in war.message

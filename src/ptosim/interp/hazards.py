@@ -64,10 +64,12 @@ class Finding:
 
 @dataclass
 class _Buffer:
+    """The accesses to one buffer, by (thread, kind): each lane maps a byte range to its
+    latest access and is kept in epoch order (a range seen again moves to the end), so the
+    accesses a new one is not yet ordered after are a suffix of each lane."""
+
     name: str
-    writes: list[_Access] = field(default_factory=list)
-    reads: list[_Access] = field(default_factory=list)
-    keys: dict[tuple, _Access] = field(default_factory=dict)
+    lanes: dict[tuple[int, str], dict[tuple[int, int], _Access]] = field(default_factory=dict)
 
 
 class HazardChecker:
@@ -137,25 +139,27 @@ class HazardChecker:
             self._record(entry, new)
 
     def _check(self, buf: _Buffer, new: _Access, clock: list[int]) -> None:
-        against = buf.writes if new.kind == "R" else buf.writes + buf.reads
-        for old in against:
-            if old.thread == new.thread or old.start >= new.end or new.start >= old.end:
+        """Report every earlier access to overlapping bytes that conflicts with ``new`` and
+        is not ordered before it. Only the unordered suffix of each other thread's lanes is
+        visited, so the cost follows the unordered accesses, not the buffer's history."""
+        n_clock = len(clock)
+        for (thread, kind), lane in buf.lanes.items():
+            if thread == new.thread or (new.kind == "R" and kind == "R") or \
+                    (kind == "A" and new.kind == "A"):
                 continue
-            if old.kind == "A" and new.kind == "A":
-                continue
-            if old.thread < len(clock) and old.epoch <= clock[old.thread]:
-                continue                                  # ordered: old happens before new
-            self._report(buf, old, new)
+            seen = clock[thread] if thread < n_clock else 0
+            for old in reversed(lane.values()):
+                if old.epoch <= seen:
+                    break                                 # this and older: ordered before new
+                if old.start < new.end and new.start < old.end:
+                    self._report(buf, old, new)
 
     @staticmethod
     def _record(buf: _Buffer, new: _Access) -> None:
-        key = (new.thread, new.kind, new.start, new.end)
-        old = buf.keys.get(key)
-        if old is not None:              # the same op pattern again: the newer one dominates
-            old.epoch, old.op = new.epoch, new.op
-            return
-        buf.keys[key] = new
-        (buf.reads if new.kind == "R" else buf.writes).append(new)
+        lane = buf.lanes.setdefault((new.thread, new.kind), {})
+        key = (new.start, new.end)
+        lane.pop(key, None)             # the same range again: the newer access dominates and
+        lane[key] = new                 # moves to the end, keeping the lane in epoch order
 
     def _report(self, buf: _Buffer, old: _Access, new: _Access) -> None:
         kind = {("W", "R"): "RAW", ("A", "R"): "RAW", ("R", "W"): "WAR", ("R", "A"): "WAR"}.get(
