@@ -45,16 +45,27 @@ def _demo(_: argparse.Namespace) -> int:
     return 0 if run() else 1
 
 
+# Parsed kernels by (text, file name, entry): a batch worker parses each kernel once.
+_KERNELS: dict[tuple[bytes, str, str | None], Any] = {}
+
+
 def _load(args: argparse.Namespace) -> Any:
     from .interp import EntryError
     from .kernel import Kernel, UsageError
     path = Path(args.kernel)
     limit = getattr(args, "max_kernel_size", DEFAULT_MAX_KERNEL_SIZE)
     raw, _ = read_regular(path, limit or None, limit_flag="--max-kernel-size")
+    key = (raw, str(path), getattr(args, "entry", None))
+    if key in _KERNELS:
+        return _KERNELS[key]
     try:
-        return Kernel.from_bytes(raw, str(path), getattr(args, "entry", None))
+        kernel = Kernel.from_bytes(raw, str(path), getattr(args, "entry", None))
     except EntryError as err:
         raise UsageError(err.detail) from None
+    if len(_KERNELS) >= 16:
+        _KERNELS.pop(next(iter(_KERNELS)))
+    _KERNELS[key] = kernel
+    return kernel
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -153,6 +164,45 @@ def _run(args: argparse.Namespace) -> int:
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
     print(printable(f"{head}wrote {', '.join(written) or 'nothing'}{traced}"))
     return 0
+
+
+def _batch(args: argparse.Namespace) -> int:
+    """Run every case of a JSON-lines case file; one line per case, then a summary."""
+    from .batch import BatchError, default_workers, outcome_json, read_cases, run_cases
+    from .kernel import UsageError
+    try:
+        cases = read_cases(args.cases)
+    except BatchError as err:
+        raise UsageError(err.detail) from None
+    results = None
+    if args.results is not None:
+        results = named_destination("--results", Path(args.results))
+        check_destination(results, follow=True)
+    backend = "ray" if args.ray is not None else "local"
+    where = (f"Ray ({args.ray or 'RAY_ADDRESS or a local instance'})" if backend == "ray"
+             else "this process" if args.workers == 0 or len(cases) <= 1
+             else f"{args.workers or default_workers()} worker process(es)")
+    print(printable(f"{args.cases}: {len(cases)} case(s) in {where}"), flush=True)
+    start = time.perf_counter()
+    lines, failed = [], 0
+    for outcome in run_cases(cases, workers=args.workers, backend=backend,
+                             address=args.ray or None):
+        lines.append(outcome_json(outcome))
+        summary = (outcome.stdout.strip().splitlines() or [""])[-1]
+        if outcome.ok:
+            print(printable(f"ok    {outcome.name} ({outcome.seconds:.2f} s): {summary}"),
+                  flush=True)
+            continue
+        failed += 1
+        why = (outcome.stderr.strip().splitlines() or [summary or "?"])[-1]
+        print(printable(f"FAIL  {outcome.name} (exit {outcome.code}): {why}"), flush=True)
+    seconds = time.perf_counter() - start
+    if results is not None:
+        write_all([(results, ("\n".join(lines) + "\n").encode("utf-8"))])
+    rate = len(cases) / seconds if seconds > 0 else float("inf")
+    print(f"{len(cases)} case(s): {len(cases) - failed} ok, {failed} failed in {seconds:.2f} s "
+          f"({rate:.1f} cases/s)" + (f"; results in {args.results}" if results else ""))
+    return 1 if failed else 0
 
 
 def _check_arg_file(p: Any, path: Path, size: int, ident: tuple[int, int],
@@ -442,6 +492,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="threads numpy's BLAS may use during the run (default 1, or "
                           "$PTOSIM_BLAS_THREADS; 0: BLAS's own setting)")
     run.set_defaults(func=_run)
+    batch = sub.add_parser("batch", help="run many cases (a JSON-lines file) in one go")
+    batch.add_argument("cases", metavar="CASES.jsonl",
+                       help='one JSON object per line: {"kernel": "k.pto", "args": {"a": '
+                            '"a.bin", "m": 40}, ...any run option by its long name}')
+    batch.add_argument("--workers", type=_count, metavar="N",
+                       help="local worker processes (default: one per core; 0: in this "
+                            "process)")
+    batch.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                       help="run the cases on a Ray cluster (default address: $RAY_ADDRESS "
+                            "or a new local instance; needs pip install 'ptosim[ray]')")
+    batch.add_argument("--results", metavar="OUT.jsonl",
+                       help="write each case's exit code, output and time as JSON lines")
+    batch.set_defaults(func=_batch)
+
     trace = sub.add_parser("trace", help="render a trace written by run --trace as a picture")
     trace.add_argument("trace_file", metavar="TRACE.json")
     trace.add_argument("-o", "--output", metavar="OUT.png", required=True,
