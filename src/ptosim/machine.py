@@ -109,6 +109,11 @@ class MachineState:
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:
+            # np.zeros maps untouched pages lazily: a block costs memory only for the
+            # bytes its kernel touches (48 blocks of the cube_vector example: 52 MB, not
+            # 120). A poison fill has to write every byte.
+            if fill == 0:
+                return np.zeros(cap[space], dtype=np.uint8)
             return np.full(cap[space], fill, dtype=np.uint8)
 
         self.blocks = [BlockState({s: buf(s) for s in CUBE_SPACES},
