@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
 from ..errors import DeadlockError, PtoError
@@ -222,6 +222,11 @@ class Executor:
         self.started = time.perf_counter()
         self.observer: Any = None   # a HazardChecker (or anything with its event methods)
         self.warnings: Any = None   # a WarningLog told which op runs, when one collects
+        # Each op's call shape (python_call / tile_call: operands as SSA values, decoded
+        # from the IR's operand segments), built on the op's first run: the IR does not
+        # change during a run, and decoding it was half the cost of a small DMA op.
+        # Simple handlers keep their own decoded operands here too.
+        self._calls: dict[Operation, Any] = {}
 
     # --- entry points -------------------------------------------------------------------
     def run_function(self, state: CoreState, func: Operation, args: list[Any]
@@ -324,7 +329,10 @@ class Executor:
 
     def _micro(self, state: CoreState, op: Operation, spec: OpSpec) -> list[Any] | None:
         self._require_core(state, op, spec.name, spec.core_of(()))
-        pos, kw = op.python_call()  # type: ignore[attr-defined]
+        call = self._calls.get(op)
+        if call is None:
+            call = self._calls[op] = op.python_call()  # type: ignore[attr-defined]
+        pos, kw = call
         env = state.env
         args = [_resolve(env, a) for a in pos]
         kwargs = {k: _resolve(env, v) for k, v in kw.items()}
@@ -333,7 +341,10 @@ class Executor:
     def _tile_op(self, state: CoreState, op: Operation, spec: OpSpec) -> list[Any] | None:
         """A tile op: resolve views, check it runs on the core that owns its tiles, call
         the Machine's tile method (under the hazard checker when one observes)."""
-        pos, kw = op.tile_call()  # type: ignore[attr-defined]
+        call = self._calls.get(op)
+        if call is None:
+            call = self._calls[op] = op.tile_call()  # type: ignore[attr-defined]
+        pos, kw = call
         args = resolve([_resolve(state.env, a) for a in pos])
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
         acc_in = getattr(op, "acc_in", None)
@@ -348,15 +359,19 @@ class Executor:
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
-    """Replace SSA values by their runtime values inside clause tuples and lists."""
+    """Replace SSA values by their runtime values inside clause tuples and lists (exact
+    type tests: SSAValue's isinstance goes through the ABC machinery, on every operand)."""
+    t = type(x)
+    if t is OpResult or t is BlockArgument:
+        return env[x]
+    if t is tuple:
+        return tuple([_resolve(env, y) for y in x])
+    if t is list:
+        return [_resolve(env, y) for y in x]
+    if t is dict:
+        return {k: _resolve(env, y) for k, y in x.items()}
     if isinstance(x, SSAValue):
         return env[x]
-    if isinstance(x, tuple):
-        return tuple(_resolve(env, y) for y in x)
-    if isinstance(x, list):
-        return [_resolve(env, y) for y in x]
-    if isinstance(x, dict):
-        return {k: _resolve(env, y) for k, y in x.items()}
     return x
 
 
@@ -372,11 +387,16 @@ def _constant(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
 
 
 def _int_binary(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
-    a, b = (st.env[v] for v in op.operands)
-    w = _int_width(op.results[0].type)
-    if op.name in _DIVIDES and b == 0:
+    plan = ex._calls.get(op)
+    if plan is None:        # operands, width, function and zero check, decoded once
+        plan = ex._calls[op] = (tuple(op.operands), _int_width(op.results[0].type),
+                                _INT_BIN[op.name], op.name in _DIVIDES)
+    (x, y), w, fn, divides = plan
+    env = st.env
+    a, b = env[x], env[y]
+    if divides and b == 0:
         raise KernelError(f"{op.name}: division by zero")
-    return [wrap(_INT_BIN[op.name](a, b, w), w)]
+    return [wrap(fn(a, b, w), w)]
 
 
 def _float_binary(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
