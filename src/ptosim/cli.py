@@ -128,6 +128,7 @@ def _run(args: argparse.Namespace) -> int:
                          f"(AI cores) of {target.name}; --force-block-dim runs it anyway")
     values, files = _bind(kernel, args.arg or [], args.max_arg_size or None)
     dests = _destinations(kernel, args, files)      # refused here, before the run
+    goldens = _goldens(kernel, args, values)
     progress = _Progress(sys.stderr, args.progress_every)
     log = WarningLog(kernel.locate)
     try:
@@ -163,7 +164,63 @@ def _run(args: argparse.Namespace) -> int:
                if d.label != "--trace"]
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
     print(printable(f"{head}wrote {', '.join(written) or 'nothing'}{traced}"))
-    return 0
+    return _report_comparisons(goldens, result.outputs, args)
+
+
+def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]
+             ) -> dict[str, tuple[np.ndarray, tuple[int, ...] | None]]:
+    """``--compare NAME=GOLDEN.bin`` (and ``--shape NAME=RxC``), read and checked before
+    the run: the golden holds the parameter's element type and its element count."""
+    from .compare import parse_shape
+    from .dtypes import dtype as _dtype
+    from .errors import PtoValueError
+    from .kernel import UsageError
+    shapes: dict[str, tuple[int, ...]] = {}
+    for spec in args.shape or []:
+        key, sep, text = spec.partition("=")
+        if not sep:
+            raise UsageError(f"--shape expects NAME=RxC, got {spec!r}")
+        try:
+            shapes[kernel.param(key).name] = parse_shape(text)
+        except PtoValueError as err:
+            raise UsageError(f"--shape {key}: {err.detail}") from None
+    goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | None]] = {}
+    for spec in args.compare or []:
+        key, sep, text = spec.partition("=")
+        if not sep or not text:
+            raise UsageError(f"--compare expects NAME=GOLDEN.bin, got {spec!r}")
+        p = kernel.param(key)
+        if not p.is_pointer or p.name not in values:
+            raise UsageError(f"--compare {p.name}: only a GM pointer parameter bound with "
+                             f"--arg has an output to compare")
+        dt = _dtype(p.element())
+        raw, _ = read_regular(Path(text), args.max_arg_size or None,
+                              what=f" (golden of {p.name})", limit_flag="--max-arg-size")
+        want = np.frombuffer(raw[:len(raw) - len(raw) % dt.size], dtype=dt.np)
+        if len(raw) % dt.size or want.size != values[p.name].size:
+            raise UsageError(f"{text} has {len(raw)} bytes but {p.name} holds "
+                             f"{values[p.name].size} {dt.name} elements "
+                             f"({values[p.name].nbytes} bytes)")
+        shape = shapes.get(p.name)
+        if shape is not None and math.prod(shape) != want.size:
+            raise UsageError(f"--shape {p.name}={'x'.join(map(str, shape))} holds "
+                             f"{math.prod(shape)} elements, not {want.size}")
+        goldens[p.name] = (want, shape)
+    return goldens
+
+
+def _report_comparisons(goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | None]],
+                        outputs: dict[str, Any], args: argparse.Namespace) -> int:
+    """Print each comparison; 1 if any output differs from its golden."""
+    from .compare import compare
+    failed = False
+    for name, (want, shape) in goldens.items():
+        result = compare(name, outputs[name], want, atol=args.atol, rtol=args.rtol,
+                         shape=shape)
+        failed |= not result.ok
+        for line in result.render():
+            print(printable(line))
+    return 1 if failed else 0
 
 
 def _batch(args: argparse.Namespace) -> int:
@@ -427,6 +484,16 @@ def _count(text: str) -> int:
     return value
 
 
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
 def _size(text: str) -> int:
     try:
         return parse_size(text)
@@ -488,6 +555,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ctrl", type=_ctrl_value, metavar="VALUE",
                      help="every core's CTRL register at entry, e.g. 0 for the saturating "
                           "mode (default 0x1000000000000: bit 48, non-saturating)")
+    run.add_argument("--compare", action="append", metavar="NAME=GOLDEN.bin",
+                     help="after the run, compare output NAME with a golden file of its "
+                          "element type (repeatable); exit 1 if any element differs")
+    run.add_argument("--atol", type=_tolerance, default=0.0, metavar="X",
+                     help="--compare: absolute tolerance (default 0)")
+    run.add_argument("--rtol", type=_tolerance, default=0.0, metavar="X",
+                     help="--compare: relative tolerance (default 0)")
+    run.add_argument("--shape", action="append", metavar="NAME=RxC",
+                     help="--compare: report positions of NAME in this shape, e.g. 40x64")
     run.add_argument("--blas-threads", type=_count, metavar="N",
                      help="threads numpy's BLAS may use during the run (default 1, or "
                           "$PTOSIM_BLAS_THREADS; 0: BLAS's own setting)")

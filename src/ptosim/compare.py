@@ -1,0 +1,112 @@
+"""Compare a kernel's output with a golden, element by element, and say where they differ.
+
+An element matches when ``|got - want| <= atol + rtol * |want|`` (numpy's ``allclose``
+rule), NaN matches NaN and infinities must be equal; integer outputs with the default
+tolerances of 0 must be equal. Positions are reported in the output's logical shape
+(``[row, col]`` for a 2-D shape), so a wrong stride or a missing transpose shows as a
+pattern of positions rather than a flat offset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import PtoValueError
+
+
+@dataclass
+class Mismatch:
+    index: tuple[int, ...]
+    got: float
+    want: float
+
+
+@dataclass
+class Comparison:
+    """The result of one comparison (``render`` gives the report lines)."""
+
+    name: str
+    shape: tuple[int, ...]
+    count: int                       # elements compared
+    bad: int                         # elements that differ
+    max_abs: float                   # largest |got - want| over differing elements
+    worst: tuple[int, ...] | None    # where it is
+    first: list[Mismatch] = field(default_factory=list)
+    rows: list[int] = field(default_factory=list)   # 2-D: rows with a mismatch (first ones)
+
+    @property
+    def ok(self) -> bool:
+        return self.bad == 0
+
+    def render(self) -> list[str]:
+        where = "x".join(map(str, self.shape))
+        if self.ok:
+            return [f"compare {self.name}: all {self.count} elements ({where}) match"]
+        lines = [f"compare {self.name}: {self.bad} of {self.count} elements ({where}) differ; "
+                 f"max |error| {self.max_abs:.6g} at {list(self.worst or ())}"]
+        for m in self.first:
+            lines.append(f"  {self.name}{list(m.index)}: got {m.got!r}, want {m.want!r}")
+        if self.bad > len(self.first):
+            lines.append(f"  ... {self.bad - len(self.first)} more")
+        if self.rows:
+            lines.append(f"  rows with a mismatch: {_ranges(self.rows)}")
+        return lines
+
+
+def _ranges(values: list[int]) -> str:
+    """[0, 1, 2, 5, 7, 8] -> '0-2, 5, 7-8'."""
+    out, start, prev = [], values[0], values[0]
+    for v in values[1:] + [None]:           # type: ignore[list-item]
+        if v is not None and v == prev + 1:
+            prev = v
+            continue
+        out.append(f"{start}-{prev}" if prev > start else f"{start}")
+        if v is not None:
+            start = prev = v
+    return ", ".join(out)
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """``40x64`` -> (40, 64)."""
+    try:
+        shape = tuple(int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise PtoValueError(f"a shape is written like 40x64, got {text!r}") from None
+    if not shape or any(d <= 0 for d in shape):
+        raise PtoValueError(f"shape dimensions must be positive, got {text!r}")
+    return shape
+
+
+def compare(name: str, got: np.ndarray, want: np.ndarray, *, atol: float = 0.0,
+            rtol: float = 0.0, shape: tuple[int, ...] | None = None,
+            show: int = 10) -> Comparison:
+    """Compare ``got`` with ``want`` (same element count) in ``shape`` (default flat)."""
+    got, want = np.asarray(got).reshape(-1), np.asarray(want).reshape(-1)
+    if got.size != want.size:
+        raise PtoValueError(f"{name} has {got.size} elements but its golden has {want.size}")
+    shape = shape or (got.size,)
+    if int(np.prod(shape)) != got.size:
+        raise PtoValueError(f"shape {'x'.join(map(str, shape))} holds {int(np.prod(shape))} "
+                            f"elements but {name} has {got.size}")
+    if atol < 0 or rtol < 0:
+        raise PtoValueError(f"tolerances must be >= 0, got atol={atol}, rtol={rtol}")
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(g - w)
+        close = diff <= atol + rtol * np.abs(w)
+    close |= (g == w)                                    # equal infinities
+    close |= np.isnan(g) & np.isnan(w)
+    bad_flat = np.flatnonzero(~close)
+    if bad_flat.size == 0:
+        return Comparison(name, shape, got.size, 0, 0.0, None)
+    errs = np.where(np.isnan(diff[bad_flat]), np.inf, diff[bad_flat])
+    worst = int(bad_flat[int(np.argmax(errs))])
+    first = [Mismatch(tuple(int(i) for i in np.unravel_index(int(k), shape)),
+                      got[k].item(), want[k].item()) for k in bad_flat[:show]]
+    rows: list[int] = []
+    if len(shape) == 2:
+        rows = sorted({int(k) // shape[1] for k in bad_flat})[:64]
+    return Comparison(name, shape, got.size, int(bad_flat.size), float(errs.max()),
+                      tuple(int(i) for i in np.unravel_index(worst, shape)), first, rows)
