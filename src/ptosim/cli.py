@@ -31,6 +31,7 @@ from .files import (
     named_destination,
     parse_size,
     read_regular,
+    text_stream,
     write_all,
 )
 from .targets import TARGETS, get_target
@@ -131,13 +132,18 @@ def _run(args: argparse.Namespace) -> int:
     goldens = _goldens(kernel, args, values)
     progress = _Progress(sys.stderr, args.progress_every)
     log = WarningLog(kernel.locate)
+    op_log: contextlib.AbstractContextManager[Any] = contextlib.nullcontext(
+        sys.stderr if args.log == "-" else None)
+    if args.log not in (None, "-"):
+        op_log = text_stream(dests["--log"])
     try:
-        result = kernel.run(values, target=args.target, block_dim=args.block_dim,
-                            progress=progress.update, hazards=not args.no_hazards,
-                            trace=args.trace is not None, warnings=log,
-                            max_ops=args.max_ops or None, ctrl=args.ctrl,
-                            force_block_dim=args.force_block_dim,
-                            blas_threads=args.blas_threads)
+        with op_log as stream:
+            result = kernel.run(values, target=args.target, block_dim=args.block_dim,
+                                progress=progress.update, hazards=not args.no_hazards,
+                                trace=args.trace is not None, warnings=log,
+                                max_ops=args.max_ops or None, ctrl=args.ctrl,
+                                force_block_dim=args.force_block_dim,
+                                blas_threads=args.blas_threads, op_log=stream)
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
@@ -308,6 +314,13 @@ def _destinations(kernel: Any, args: argparse.Namespace, files: dict[str, Path]
         else:
             dests[p.name] = named_destination(p.name, files[p.name])
             check_destination(dests[p.name], follow=True)
+    if args.log not in (None, "-"):
+        op_log = named_destination("--log", Path(args.log))
+        check_destination(op_log, follow=True)
+        for d in dests.values():
+            if os.path.normcase(d.path.resolve()) == os.path.normcase(op_log.path):
+                raise UsageError(f"--log {args.log} is also where {d.label} is written")
+        dests["--log"] = op_log
     if args.trace is not None:
         trace = named_destination("--trace", Path(args.trace))
         check_destination(trace, follow=True)
@@ -555,6 +568,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ctrl", type=_ctrl_value, metavar="VALUE",
                      help="every core's CTRL register at entry, e.g. 0 for the saturating "
                           "mode (default 0x1000000000000: bit 48, non-saturating)")
+    run.add_argument("--log", metavar="FILE|-",
+                     help="one line per op (location, core, pipe, operands, bytes read and "
+                          "written) to FILE, also when the run fails, or to stderr with -")
     run.add_argument("--compare", action="append", metavar="NAME=GOLDEN.bin",
                      help="after the run, compare output NAME with a golden file of its "
                           "element type (repeatable); exit 1 if any element differs")

@@ -16,11 +16,11 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .errors import PtoError
 
@@ -262,3 +262,27 @@ def _make_dirs(path: Path, made: list[Path]) -> None:
 def write_atomic(path: str | Path, data: bytes) -> None:
     """Replace one file atomically (a trace from the Python API)."""
     write_all([(named_destination(str(path), Path(path)), data)])
+
+
+@contextlib.contextmanager
+def text_stream(dest: Destination) -> Iterator[TextIO]:
+    """A text file that appears at ``dest`` in one piece when the block ends, normally or
+    by an ``Exception`` (a log is wanted most when the run failed); an interrupt
+    (KeyboardInterrupt, or any other BaseException) leaves ``dest`` as it was."""
+    fd, tmp = tempfile.mkstemp(dir=dest.path.parent, prefix=f".{dest.path.name}.",
+                               suffix=TEMP_SUFFIX)
+    os.fchmod(fd, _new_file_mode())
+    stream = os.fdopen(fd, "w", encoding="utf-8")
+    try:
+        yield stream
+    except Exception:
+        stream.close()
+        os.replace(tmp, dest.path)
+        raise
+    except BaseException:
+        stream.close()
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    stream.close()
+    os.replace(tmp, dest.path)

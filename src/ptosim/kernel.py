@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
@@ -27,6 +27,7 @@ from .interp import check_structure, functions, kernel_function, run_kernel, tar
 from .interp.diagnostics import Diagnostic, WarningLog
 from .interp.executor import pointer_like
 from .interp.hazards import HazardChecker, buffer_namer
+from .interp.oplog import OpLog
 from .interp.timeline import Observers, Timeline
 
 
@@ -115,7 +116,7 @@ class Kernel:
             hazards: bool = True, trace: bool = False,
             warnings: WarningLog | None = None, max_ops: int | None = None,
             ctrl: int | None = None, force_block_dim: bool = False,
-            blas_threads: int | None = None) -> RunResult:
+            blas_threads: int | None = None, op_log: TextIO | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -124,7 +125,8 @@ class Kernel:
         ``ctrl``: every core's CTRL register at entry (default `machine.ENTRY_CTRL`, the
         non-saturating mode). ``block_dim`` is at most the target's AI-core count unless
         ``force_block_dim``. ``blas_threads``: numpy's BLAS threads during the run (default
-        1 or $PTOSIM_BLAS_THREADS; 0 keeps the process's setting; see `ptosim.blas`)."""
+        1 or $PTOSIM_BLAS_THREADS; 0 keeps the process's setting; see `ptosim.blas`).
+        ``op_log``: a text stream that receives one line per op (`interp.oplog`)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -150,9 +152,13 @@ class Kernel:
                 gm_params.append(p)
             else:
                 values.append(_scalar(p, v))
-        checker = HazardChecker(self.locate, buffer_namer(m)) if hazards else None
+        namer = buffer_namer(m, {v.offset: p.name for p, v in zip(self.params, values)
+                                 if p.is_pointer})
+        checker = HazardChecker(self.locate, namer) if hazards else None
         timeline = Timeline(m.target, self.locate) if trace else None
-        observer = Observers(checker, timeline) if checker and timeline else checker or timeline
+        oplog = OpLog(op_log, self.locate, namer) if op_log is not None else None
+        parts = [o for o in (checker, timeline, oplog) if o is not None]
+        observer = parts[0] if len(parts) == 1 else Observers(*parts) if parts else None
         log = warnings if warnings is not None else WarningLog(self.locate)
         start = time.perf_counter()
         with _blas.blas_threads(blas_threads):

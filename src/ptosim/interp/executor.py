@@ -316,7 +316,7 @@ class Executor:
                 before()
             value = call(*args, **kwargs)
         else:
-            obs.begin_op(state.core, op, spec, args, spec.pipe_of(args))
+            obs.begin_op(state.core, op, spec, args, spec.pipe_of(args), kwargs)
             try:
                 if before is not None:
                     before()

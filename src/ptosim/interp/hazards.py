@@ -113,7 +113,7 @@ class HazardChecker:
 
     # --- events from the executor ------------------------------------------------------
     def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
-                 pipe: str) -> None:
+                 pipe: str, kwargs: dict[str, Any] | None = None) -> None:
         """``op`` (its registry entry ``spec``) starts on ``pipe`` of ``core``."""
         tid = self._thread(core, pipe)
         self._tick(tid)
@@ -210,13 +210,15 @@ class HazardChecker:
         for t in tids:
             self._join(t, merged)
 
-    def sync_set(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+    def sync_set(self, core: Core, pipe: str, keys: list[tuple],
+                 op: Operation | None = None) -> None:
         tid = self._thread(core, pipe_name(pipe))
         clock = list(self._tick(tid))
         for k in keys:
             self.semaphores.setdefault(k, []).append(clock)
 
-    def sync_wait(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+    def sync_wait(self, core: Core, pipe: str, keys: list[tuple],
+                  op: Operation | None = None) -> None:
         tid = self._thread(core, pipe_name(pipe))
         self._tick(tid)
         for k in keys:
@@ -234,8 +236,11 @@ class HazardChecker:
         return list(self.findings.values())
 
 
-def buffer_namer(machine: Any) -> Callable[[np.ndarray], str]:
-    """Readable names for the machine's buffers: ``block0 l1``, ``block0 aiv1 ub``, GM."""
+def buffer_namer(machine: Any, params: dict[int, str] | None = None
+                 ) -> Callable[[np.ndarray], str]:
+    """Readable names for the machine's buffers: ``block0 l1``, ``block0 aiv1 ub``, and GM
+    allocations by the kernel parameter they hold (``params``: base address -> name)."""
+    params = params or {}
     names: dict[int, str] = {}
     for b, blk in enumerate(machine.blocks):
         for space, data in blk.cube.items():
@@ -243,7 +248,8 @@ def buffer_namer(machine: Any) -> Callable[[np.ndarray], str]:
         for sub, data in enumerate(blk.ub):
             names[id(data)] = f"block{b} aiv{sub} ub"
     for alloc in machine._gm:
-        names[id(alloc.data)] = f"GM allocation at {alloc.base:#x}"
+        label = params.get(alloc.base)
+        names[id(alloc.data)] = f"GM %{label}" if label else f"GM allocation at {alloc.base:#x}"
 
     def name(buf: np.ndarray) -> str:
         return names.get(id(buf), "fb bank")

@@ -64,7 +64,7 @@ class SyncService:
                                   f"(more than {SEM_MAX} sets without a wait)", op=op.name)
             self.count[key] = value
         if self.observer is not None:
-            self.observer.sync_set(core, op.pipe(), keys)  # type: ignore[attr-defined]
+            self.observer.sync_set(core, op.pipe(), keys, op)  # type: ignore[attr-defined]
 
     def wait(self, core: Core, ident: int, op: Operation) -> Generator[Wait, None, None]:
         keys = self._cells(core, ident, False, op)
@@ -73,7 +73,7 @@ class SyncService:
         for k in keys:
             self.count[k] -= 1
         if self.observer is not None:
-            self.observer.sync_wait(core, op.pipe(), keys)  # type: ignore[attr-defined]
+            self.observer.sync_wait(core, op.pipe(), keys, op)  # type: ignore[attr-defined]
 
     def ready(self, wait: Wait) -> bool:
         return all(self.count.get(k, 0) >= n for k, n in wait.cells)

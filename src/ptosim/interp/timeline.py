@@ -63,7 +63,7 @@ class Timeline:
         return self.ready.get((core.name, pipe), 0.0)
 
     def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
-                 pipe: str) -> None:
+                 pipe: str, kwargs: dict[str, Any] | None = None) -> None:
         flops, elem = spec.flops(args)
         self._op = (core, op, spec.name, pipe, flops, elem)
         self._bytes = {"R": 0, "W": 0}
@@ -109,12 +109,14 @@ class Timeline:
         for p in pipes:
             self.ready[(core.name, p)] = t
 
-    def sync_set(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+    def sync_set(self, core: Core, pipe: str, keys: list[tuple],
+                 op: Operation | None = None) -> None:
         p = pipe_name(pipe)
         for k in keys:
             self._sems.setdefault(k, []).append((self._at(core, p), core, p))
 
-    def sync_wait(self, core: Core, pipe: str, keys: list[tuple]) -> None:
+    def sync_wait(self, core: Core, pipe: str, keys: list[tuple],
+                  op: Operation | None = None) -> None:
         p = pipe_name(pipe)
         for k in keys:
             queue = self._sems.get(k)
