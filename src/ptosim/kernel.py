@@ -113,7 +113,8 @@ class Kernel:
             progress: Callable[[int, float], None] | None = None,
             hazards: bool = True, trace: bool = False,
             warnings: WarningLog | None = None, max_ops: int | None = None,
-            ctrl: int | None = None, force_block_dim: bool = False) -> RunResult:
+            ctrl: int | None = None, force_block_dim: bool = False,
+            gm_overrun: str = "error") -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -121,7 +122,9 @@ class Kernel:
         (an ``OpBudgetError`` naming the loop still running; None or 0: no limit).
         ``ctrl``: every core's CTRL register at entry (default `machine.ENTRY_CTRL`, the
         non-saturating mode). ``block_dim`` is at most the target's AI-core count unless
-        ``force_block_dim``."""
+        ``force_block_dim``. ``gm_overrun="warn"`` runs kernels that access GM past the end
+        of their buffers (each site reported once, counted; reads there see zeros, writes
+        there are dropped) instead of raising ``OutOfBoundsError``."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -133,7 +136,8 @@ class Kernel:
             raise UsageError(f"missing value for parameter(s) {', '.join(missing)} of "
                              f"@{self.entry}")
         tgt = self.target(target)
-        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl, force_block_dim=force_block_dim)
+        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl, force_block_dim=force_block_dim,
+                    gm_overrun=gm_overrun)
         values, gm_params = [], []
         for p in self.params:
             v = bound[p.index]
@@ -143,7 +147,7 @@ class Kernel:
                 if arr.dtype.itemsize != dt.size or arr.dtype.kind != dt.np.kind:
                     raise UsageError(f"parameter {p.name} points to {dt.name} but the array "
                                      f"holds {arr.dtype}")
-                values.append(m.gm(arr.view(np.uint8).reshape(-1)).cast(dt))
+                values.append(m.gm(arr.view(np.uint8).reshape(-1), name=f"%{p.name}").cast(dt))
                 gm_params.append(p)
             else:
                 values.append(_scalar(p, v))
