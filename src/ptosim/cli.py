@@ -143,7 +143,8 @@ def _run(args: argparse.Namespace) -> int:
                                 trace=args.trace is not None, warnings=log,
                                 max_ops=args.max_ops or None, ctrl=args.ctrl,
                                 force_block_dim=args.force_block_dim,
-                                blas_threads=args.blas_threads, op_log=stream)
+                                blas_threads=args.blas_threads, op_log=stream,
+                                gm_overrun=args.gm_overrun)
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
@@ -564,6 +565,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--progress-every", type=float, default=10.0, metavar="SECONDS",
                      help="off a terminal, report progress every SECONDS (default 10; 0: "
                           "never)")
+    run.add_argument("--gm-overrun", choices=("error", "warn"), default="error",
+                     help="a GM access past the end of its buffer fails the run (default) or "
+                          "is reported once per op and buffer, reading zeros and dropping "
+                          "writes there")
     _kernel_size_option(run)
     run.add_argument("--ctrl", type=_ctrl_value, metavar="VALUE",
                      help="every core's CTRL register at entry, e.g. 0 for the saturating "

@@ -116,7 +116,8 @@ class Kernel:
             hazards: bool = True, trace: bool = False,
             warnings: WarningLog | None = None, max_ops: int | None = None,
             ctrl: int | None = None, force_block_dim: bool = False,
-            blas_threads: int | None = None, op_log: TextIO | None = None) -> RunResult:
+            blas_threads: int | None = None, op_log: TextIO | None = None,
+            gm_overrun: str = "error") -> RunResult:
         """Launch with ``args`` (name or position -> numpy array for pointers, number for
         scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -126,7 +127,10 @@ class Kernel:
         non-saturating mode). ``block_dim`` is at most the target's AI-core count unless
         ``force_block_dim``. ``blas_threads``: numpy's BLAS threads during the run (default
         1 or $PTOSIM_BLAS_THREADS; 0 keeps the process's setting; see `ptosim.blas`).
-        ``op_log``: a text stream that receives one line per op (`interp.oplog`)."""
+        ``op_log``: a text stream that receives one line per op (`interp.oplog`).
+        ``gm_overrun="warn"`` runs kernels that access GM past the end of their buffers (each
+        site reported once, counted; reads there see zeros, writes there are dropped)
+        instead of raising ``OutOfBoundsError``."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -138,7 +142,8 @@ class Kernel:
             raise UsageError(f"missing value for parameter(s) {', '.join(missing)} of "
                              f"@{self.entry}")
         tgt = self.target(target)
-        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl, force_block_dim=force_block_dim)
+        m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl, force_block_dim=force_block_dim,
+                    gm_overrun=gm_overrun)
         values, gm_params = [], []
         for p in self.params:
             v = bound[p.index]
@@ -148,12 +153,11 @@ class Kernel:
                 if arr.dtype.itemsize != dt.size or arr.dtype.kind != dt.np.kind:
                     raise UsageError(f"parameter {p.name} points to {dt.name} but the array "
                                      f"holds {arr.dtype}")
-                values.append(m.gm(arr.view(np.uint8).reshape(-1)).cast(dt))
+                values.append(m.gm(arr.view(np.uint8).reshape(-1), name=f"%{p.name}").cast(dt))
                 gm_params.append(p)
             else:
                 values.append(_scalar(p, v))
-        namer = buffer_namer(m, {v.offset: p.name for p, v in zip(self.params, values)
-                                 if p.is_pointer})
+        namer = buffer_namer(m)
         checker = HazardChecker(self.locate, namer) if hazards else None
         timeline = Timeline(m.target, self.locate) if trace else None
         oplog = OpLog(op_log, self.locate, namer) if op_log is not None else None

@@ -15,12 +15,29 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .dtypes import DType, dtype as _dtype, from_numpy
-from .errors import OutOfBoundsError, PtoError, PtoTypeError, PtoValueError, SpaceError, TargetError
+from .errors import (
+    OutOfBoundsError,
+    PtoError,
+    PtoTypeError,
+    PtoValueError,
+    SpaceError,
+    TargetError,
+    warn,
+)
 from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get_target
 
 GM_BASE = 0x1000_0000   # first GM allocation address (never 0, so null pointers stand out)
 GM_ALIGN = 512          # allocation alignment in GM
 GM_GUARD = 512          # unmapped bytes between allocations: overruns fault instead of aliasing
+# What an access past the end of its GM allocation does (MachineState's ``gm_overrun``):
+# "error" raises OutOfBoundsError; "warn" reports it and lets it run, reads past the end
+# seeing zeros and writes past it dropped (docs/semantics.md, "GM overruns").
+GM_OVERRUN_MODES = ("error", "warn")
+# With gm_overrun="warn", each allocation is backed this far past its end (zero pages the
+# OS commits only when touched); an access reaching further is still an error.
+GM_OVERRUN_REACH = 16 << 20
+_OVERRUN_HINT = ("; pass --gm-overrun=warn (Python: gm_overrun=\"warn\") to run kernels "
+                 "that overrun on purpose")
 # CTRL at kernel entry: bit 48 set = the non-saturating (INF/NaN) mode, which is where
 # kernels start on the NPU (docs/semantics.md, "CTRL at kernel entry").
 CTRL_NOSAT = 1 << 48
@@ -69,7 +86,17 @@ class Ptr:
 @dataclass
 class _Allocation:
     base: int
-    data: np.ndarray
+    data: np.ndarray                    # exactly the allocation's bytes
+    # gm_overrun="warn": the array ``data`` is the head of, GM_OVERRUN_REACH bytes longer,
+    # and the end of the bytes past ``data`` that an op may have written since
+    backing: np.ndarray | None = None
+    dirty: int = 0
+    name: str | None = None             # how diagnostics call it (a kernel's "%x")
+
+    def describe(self) -> str:
+        named = f" {self.name}" if self.name else ""
+        return (f"GM allocation{named} [{self.base:#x}, {self.base + self.data.size:#x}) "
+                f"({self.data.size} bytes)")
 
 
 @dataclass
@@ -89,8 +116,13 @@ class MachineState:
 
     def __init__(self, target: str | Target = "a5", *, block_dim: int = 1,
                  poison: int | None = None, ctrl: int | None = None,
-                 force_block_dim: bool = False) -> None:
+                 force_block_dim: bool = False, gm_overrun: str = "error") -> None:
         self.target: Target = get_target(target)
+        if not isinstance(gm_overrun, str) or gm_overrun not in GM_OVERRUN_MODES:
+            raise PtoValueError(f"gm_overrun must be one of {', '.join(GM_OVERRUN_MODES)}, "
+                                f"got {gm_overrun!r}")
+        # fixed at construction: every allocation is backed for it when it is made
+        self._gm_overrun = gm_overrun
         if not isinstance(block_dim, int) or block_dim < 1:
             raise PtoValueError(f"block_dim must be a positive integer, got {block_dim!r}")
         if block_dim > self.target.max_blocks and not force_block_dim:
@@ -129,9 +161,13 @@ class MachineState:
         self._gm_next = GM_BASE
 
     # --- allocation and pointers -----------------------------------------------------
-    def gm(self, array: np.ndarray | list | tuple, dtype: str | DType | None = None) -> Ptr:
+    def gm(self, array: np.ndarray | list | tuple, dtype: str | DType | None = None, *,
+           name: str | None = None) -> Ptr:
         """Copy an array into a new GM allocation; the pointer is typed by the array's
-        dtype, or by ``dtype`` (values are then converted as `write` does)."""
+        dtype, or by ``dtype`` (values are then converted as `write` does). ``name``
+        labels the allocation in diagnostics."""
+        if name is not None and not isinstance(name, str):
+            raise PtoTypeError(f"gm: name must be a string, got {name!r}")
         arr = np.ascontiguousarray(array)
         dt = _dtype(dtype) if dtype is not None else from_numpy(arr.dtype)
         self.require_dtype(dt)
@@ -140,6 +176,7 @@ class MachineState:
         ptr = self._allocate(arr.nbytes, dt)
         if arr.nbytes:
             self._gm[-1].data[:] = arr.reshape(-1).view(np.uint8)
+        self._gm[-1].name = name
         return ptr
 
     def gm_empty(self, n: int, dtype: str | DType) -> Ptr:
@@ -151,9 +188,18 @@ class MachineState:
                                 f"got {n!r}")
         return self._allocate(int(n) * dt.size, dt)
 
+    @property
+    def gm_overrun(self) -> str:
+        """"error" or "warn": what an access past the end of a GM allocation does."""
+        return self._gm_overrun
+
     def _allocate(self, nbytes: int, dt: DType) -> Ptr:
         base = self._gm_next
-        self._gm.append(_Allocation(base, np.zeros(nbytes, dtype=np.uint8)))
+        if self._gm_overrun == "warn":
+            backing = np.zeros(nbytes + GM_OVERRUN_REACH, dtype=np.uint8)
+            self._gm.append(_Allocation(base, backing[:nbytes], backing, nbytes))
+        else:
+            self._gm.append(_Allocation(base, np.zeros(nbytes, dtype=np.uint8)))
         self._gm_bases.append(base)
         self._gm_next = base + -(-max(nbytes, 1) // GM_ALIGN) * GM_ALIGN + GM_GUARD
         return Ptr("gm", dt, base)
@@ -225,12 +271,19 @@ class MachineState:
                     if self.access_hook is not None and op is not None:
                         self.access_hook(alloc.data, start, nbytes, access, operand, op)
                     return alloc.data, start
+                if alloc.backing is not None and start + nbytes <= alloc.backing.size:
+                    return self._overrun(alloc, start, nbytes, access, op, operand)
+                hint = _OVERRUN_HINT if alloc.backing is None else \
+                    (f" (--gm-overrun=warn backs {GM_OVERRUN_REACH >> 20} MiB past the end "
+                     f"of an allocation, no more)")
                 if start < alloc.data.size:
                     raise OutOfBoundsError(
                         f"{who} touches GM bytes [{ptr.offset:#x}, {ptr.offset + nbytes:#x}) "
-                        f"but its allocation is [{alloc.base:#x}, "
-                        f"{alloc.base + alloc.data.size:#x}) ({alloc.data.size} bytes)",
+                        f"past the end of its {alloc.describe()}{hint}",
                         op=op, operand=operand)
+                raise OutOfBoundsError(
+                    f"{who} address {ptr.offset:#x} is not inside any GM allocation (it lies "
+                    f"past the end of {alloc.describe()}){hint}", op=op, operand=operand)
             raise OutOfBoundsError(f"{who} address {ptr.offset:#x} is not inside any GM "
                                    f"allocation", op=op, operand=operand)
         blk = self.blocks[ptr.block]
@@ -250,6 +303,32 @@ class MachineState:
         if self.access_hook is not None and op is not None:
             self.access_hook(data, start, nbytes, access, operand, op)
         return data, start
+
+    def _overrun(self, alloc: _Allocation, start: int, nbytes: int, access: str,
+                 op: str | None, operand: str | None) -> tuple[np.ndarray, int]:
+        """An access reaching past the end of ``alloc`` with gm_overrun="warn": reported,
+        then given the allocation's backing, whose bytes past the end read as zeros and
+        swallow what is written there. Observers see only the part inside."""
+        size = alloc.data.size
+        backing = alloc.backing
+        assert backing is not None
+        end = start + nbytes
+        if access != "W" and alloc.dirty > max(start, size):
+            # what earlier ops wrote past the end is dropped: zero the part this one reads
+            backing[max(start, size):min(end, alloc.dirty)] = 0
+        if access != "R" and end > alloc.dirty:
+            alloc.dirty = end        # a high-water mark of bytes written past the end
+        verb = {"R": "reads", "W": "writes", "RW": "reads and writes", "A": "writes"}[access]
+        effect = {"R": "bytes there read as zeros", "W": "writes there are dropped",
+                  "RW": "bytes there read as zeros and writes there are dropped",
+                  "A": "writes there are dropped"}[access]
+        # no per-access numbers: the log counts one line per (op location, operand, buffer)
+        warn(f"{op or 'region'}: {operand or 'pointer'} {verb} past the end of "
+             f"{alloc.describe()}; {effect} (--gm-overrun=warn)")
+        inside = min(nbytes, size - start)
+        if inside > 0 and self.access_hook is not None and op is not None:
+            self.access_hook(alloc.data, start, inside, access, operand, op)
+        return backing, start
 
     def read(self, ptr: Ptr, count: int) -> np.ndarray:
         """A copy of ``count`` elements at ``ptr`` as a numpy array of its carrier dtype."""

@@ -236,11 +236,9 @@ class HazardChecker:
         return list(self.findings.values())
 
 
-def buffer_namer(machine: Any, params: dict[int, str] | None = None
-                 ) -> Callable[[np.ndarray], str]:
+def buffer_namer(machine: Any) -> Callable[[np.ndarray], str]:
     """Readable names for the machine's buffers: ``block0 l1``, ``block0 aiv1 ub``, and GM
-    allocations by the kernel parameter they hold (``params``: base address -> name)."""
-    params = params or {}
+    allocations by their name (a kernel's ``%a``) or address."""
     names: dict[int, str] = {}
     for b, blk in enumerate(machine.blocks):
         for space, data in blk.cube.items():
@@ -248,8 +246,8 @@ def buffer_namer(machine: Any, params: dict[int, str] | None = None
         for sub, data in enumerate(blk.ub):
             names[id(data)] = f"block{b} aiv{sub} ub"
     for alloc in machine._gm:
-        label = params.get(alloc.base)
-        names[id(alloc.data)] = f"GM %{label}" if label else f"GM allocation at {alloc.base:#x}"
+        names[id(alloc.data)] = f"GM {alloc.name}" if alloc.name else \
+            f"GM allocation at {alloc.base:#x}"
 
     def name(buf: np.ndarray) -> str:
         return names.get(id(buf), "fb bank")
