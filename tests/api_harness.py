@@ -46,6 +46,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     src = m.gm(a)
     out16 = m.gm_empty(40 * 50, "f16")
     out32 = m.gm_empty(40 * 64, "f32")
+    new = m.gm_new("f32", reach=1 << 20)
     l1 = m.ptr("l1", "f16", 0)
     ub = m.ptr("ub", "f16", 0)
     l0a, l0b = m.ptr("l0a", "f16", 0), m.ptr("l0b", "f16", 0)
@@ -65,6 +66,8 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     calls: dict[str, tuple[list[Any], dict[str, Any]]] = {
         "gm": ([a], {"dtype": "f16"}),
         "gm_empty": ([16, "f32"], {}),
+        "gm_new": (["f32"], {"reach": 4096, "name": "%x"}),
+        "gm_new_bytes": ([new], {}),
         "ptr": (["l1", "f16", 32], {"subblock": 0, "block": 0}),
         "read": ([src, 16], {}),
         "write": ([ub, np.ones(16, np.float16)], {}),

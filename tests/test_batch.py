@@ -45,7 +45,7 @@ def check_outputs(folder: Path, goldens: dict) -> None:
 
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_batch_runs_every_case_like_run(tmp_path, monkeypatch, capsys, workers):
-    bad = {"name": "missing-file", "kernel": str(MATMUL), "args": {"a": "nope.bin"}}
+    bad = {"name": "missing-args", "kernel": str(MATMUL), "args": {"a": "a0.bin"}}
     path, goldens = write_cases(tmp_path, extra=[bad])
     monkeypatch.chdir(ROOT)                     # paths are relative to the case file
     results = tmp_path / "results.jsonl"
@@ -54,13 +54,14 @@ def test_batch_runs_every_case_like_run(tmp_path, monkeypatch, capsys, workers):
     assert out[0].endswith("4 case(s) in " + ("this process" if workers == "0"
                                                else "2 worker process(es)"))
     assert [line.split()[:2] for line in out[1:5]] == \
-        [["ok", "mm0"], ["ok", "mm1"], ["ok", "mm2"], ["FAIL", "missing-file"]]
-    assert "(exit 2): ptosim: cannot read nope.bin for a: No such file or directory" in out[4]
+        [["ok", "mm0"], ["ok", "mm1"], ["ok", "mm2"], ["FAIL", "missing-args"]]
+    assert "(exit 2): ptosim: missing value for parameter(s) b, bias, c, m, n, k of " \
+           "@matmul_bias" in out[4]
     assert out[5].startswith("4 case(s): 3 ok, 1 failed in ")
     check_outputs(tmp_path, goldens)
     rows = [json.loads(line) for line in results.read_text().splitlines()]
     assert [(r["name"], r["code"], r["ok"]) for r in rows] == \
-        [("mm0", 0, True), ("mm1", 0, True), ("mm2", 0, True), ("missing-file", 2, False)]
+        [("mm0", 0, True), ("mm1", 0, True), ("mm2", 0, True), ("missing-args", 2, False)]
     assert rows[0]["stdout"].startswith("ran @matmul_bias on a5 x 1 block(s)")
 
 

@@ -66,6 +66,12 @@ ERROR = (f"k.pto:13:7: error: mte_gm_ub: gm_src touches GM bytes [{X:#x}, {X + 1
          f"purpose")
 
 
+def from_cli(line: str) -> str:
+    """The CLI names each GM parameter with its file: ``%x (x.bin)``."""
+    return line.replace("allocation %x ", "allocation %x (x.bin) ").replace(
+        "allocation %y ", "allocation %y (y.bin) ")
+
+
 def inputs() -> dict[str, np.ndarray]:
     return {"x": (np.arange(256) + 1).astype(np.uint8), "y": np.full(32, 0xEE, np.uint8),
             "z": np.full(256, 0xCC, np.uint8)}
@@ -97,7 +103,7 @@ def _run(cwd: Path, *extra: str) -> subprocess.CompletedProcess:
 def test_cli_default_refuses_the_overrun_and_names_the_option(files):
     done = _run(files)
     assert done.returncode == 1
-    assert done.stderr.splitlines() == [ERROR]
+    assert done.stderr.splitlines() == [from_cli(ERROR)]
     for name, arr in inputs().items():           # nothing written
         assert (files / f"{name}.bin").read_bytes() == arr.tobytes()
 
@@ -105,7 +111,7 @@ def test_cli_default_refuses_the_overrun_and_names_the_option(files):
 def test_cli_warn_runs_it_reports_each_site_once_and_keeps_file_sizes(files):
     done = _run(files, "--gm-overrun=warn")
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == WARNINGS
+    assert done.stderr.splitlines() == [from_cli(w) for w in WARNINGS]
     assert "0 hazard finding(s)" in done.stdout
     for name, want in expected(inputs()["x"]).items():
         got = (files / f"{name}.bin").read_bytes()
@@ -115,7 +121,7 @@ def test_cli_warn_runs_it_reports_each_site_once_and_keeps_file_sizes(files):
 
 def test_cli_explicit_error_is_the_default(files):
     done = _run(files, "--gm-overrun", "error")
-    assert done.returncode == 1 and done.stderr.splitlines() == [ERROR]
+    assert done.returncode == 1 and done.stderr.splitlines() == [from_cli(ERROR)]
 
 
 @pytest.mark.parametrize("value", ["maybe", "WARN", ""])

@@ -33,7 +33,7 @@ def test_log_lines_name_op_core_pipe_operands_and_bytes(split_files, tmp_path, c
     assert first.startswith(f"{SPLIT}:{line_of(text, 'pto.mte_gm_l1_frac %a')}:7 block0.aic "
                             f"MTE2 pto.mte_gm_l1_frac(Ptr(gm, f16, 0x")
     assert "'nd2nz', shape=(40, 50), src_layout=(100,)" in first
-    assert first.endswith("| R GM %a [0, 4000) W block0 l1 [0, 5888)")    # 40x50 f16 in
+    assert first.endswith(f"| R GM %a ({tmp_path / 'a.bin'}) [0, 4000) W block0 l1 [0, 5888)")
     assert f"{SPLIT}:{line_of(text, 'pto.set_flag')}:7 block0.aic MTE2 set_flag MTE2 -> " \
            f"MTE1 EVENT_ID0" in lines
     mad = next(line for line in lines if " pto.mad(" in line)
@@ -41,7 +41,7 @@ def test_log_lines_name_op_core_pipe_operands_and_bytes(split_files, tmp_path, c
     assert mad.endswith("R block0 l0a [0, 6144) R block0 l0b [0, 8192) W block0 l0c [0, 12288)")
     stores = [line for line in lines if "pto.mte_ub_gm(" in line]
     assert [s.split()[1] for s in stores] == ["block0.aiv0", "block0.aiv1"]
-    assert all(" MTE3 " in s and "W GM %c [" in s for s in stores)
+    assert all(" MTE3 " in s and f"W GM %c ({tmp_path / 'c.bin'}) [" in s for s in stores)
     assert any(" sync.set " in line for line in lines)
     capsys.readouterr()
     assert main(["run", str(SPLIT), *split_files, "--log", "-"]) == 0

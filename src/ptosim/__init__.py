@@ -18,6 +18,7 @@ from .errors import (
                      SpaceError,
                      StructureError,
                      TargetError,
+                     UninitializedReadError,
                      UnknownDtypeError,
                      VerifyError,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "Layout", "tile_layout", "gm_layout", "Target", "TARGETS", "get_target",
     "PtoError", "VerifyError", "SpaceError", "DtypeError", "FieldRangeError",
     "AlignmentError", "OutOfBoundsError", "TargetError", "UnknownDtypeError",
+    "UninitializedReadError",
     "NotImplementedOpError", "PtoWarning", "PtoTypeError", "PtoValueError", "StructureError",
     "PtoSyntaxError", "DeadlockError", "__version__",
 ]

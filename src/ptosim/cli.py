@@ -88,6 +88,47 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _params(args: argparse.Namespace) -> int:
+    """Every parameter of the kernel: position, name, type, element type, and the GM bytes
+    its ops touch where the kernel determines them (scalars bound with --arg count)."""
+    from .kernel import UsageError
+    kernel = _load(args)
+    scalars: dict[str, str] = {}
+    for spec in args.arg or []:
+        key, sep, text = spec.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--arg expects NAME=VALUE, got {spec!r}")
+        scalars[kernel.param(key).name] = text
+    target = kernel.target(args.target)
+    extents, unknown = kernel.extents(scalars, target=target)
+    rows = []
+    for p in kernel.params:
+        if p.is_pointer:
+            from .dtypes import dtype as _dtype
+            dt = _dtype(p.element())
+            need = _static_bytes(p.type)
+            if need is not None:
+                size = f"{need:,} bytes ({need // dt.size:,} elements, from its type)"
+            elif p.name in extents:
+                n = extents[p.name]
+                size = f"{'at least ' if unknown else ''}{n:,} bytes ({-(-n // dt.size):,} " \
+                       f"elements)"
+            else:
+                size = "not determined before the run"
+            rows.append((str(p.index), f"%{p.name}", str(p.type), dt.name, size))
+        else:
+            bound = f"= {scalars[p.name]}" if p.name in scalars else "scalar"
+            rows.append((str(p.index), f"%{p.name}", str(p.type), "", bound))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    print(printable(f"@{kernel.entry} in {args.kernel} ({target}):"))
+    for r in rows:
+        print(printable("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4]))
+    if unknown:
+        print(f"{unknown} op(s) depend on loop variables or unbound scalars: their bytes are "
+              f"not counted (bind scalars with --arg NAME=VALUE)")
+    return 0
+
+
 def _bind(kernel: Any, specs: list[str], max_arg_size: int | None = DEFAULT_MAX_ARG_SIZE
           ) -> tuple[dict[str, Any], dict[str, Path]]:
     """``--arg NAME=FILE|VALUE`` -> values by parameter name, and the file of each GM arg."""
@@ -106,6 +147,13 @@ def _bind(kernel: Any, specs: list[str], max_arg_size: int | None = DEFAULT_MAX_
             from .dtypes import dtype as _dtype
             dt = _dtype(p.element())
             path = Path(text)
+            if not os.path.lexists(path) and path.absolute().parent.is_dir():
+                # a new output: its size is what the kernel touches (or its memref type's)
+                from .kernel import NEW
+                need = _static_bytes(p.type)
+                values[p.name] = NEW if need is None else np.zeros(need // dt.size, dt.np)
+                files[p.name] = path
+                continue
             raw, ident = read_regular(path, max_arg_size, what=f" for {p.name}",
                                       limit_flag="--max-arg-size")
             _check_arg_file(p, path, len(raw), ident, owners)
@@ -129,6 +177,7 @@ def _run(args: argparse.Namespace) -> int:
                          f"(AI cores) of {target.name}; --force-block-dim runs it anyway")
     values, files = _bind(kernel, args.arg or [], args.max_arg_size or None)
     dests = _destinations(kernel, args, files)      # refused here, before the run
+    created = {name for name, path in files.items() if not os.path.lexists(path)}
     goldens = _goldens(kernel, args, values)
     progress = _Progress(sys.stderr, args.progress_every)
     log = WarningLog(kernel.locate)
@@ -144,7 +193,8 @@ def _run(args: argparse.Namespace) -> int:
                                 max_ops=args.max_ops or None, ctrl=args.ctrl,
                                 force_block_dim=args.force_block_dim,
                                 blas_threads=args.blas_threads, op_log=stream,
-                                gm_overrun=args.gm_overrun)
+                                gm_overrun=args.gm_overrun,
+                                sources={k: str(v) for k, v in files.items()})
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
@@ -167,8 +217,9 @@ def _run(args: argparse.Namespace) -> int:
         items.append((dests["--trace"], json.dumps(result.timeline.trace(), indent=1)
                       .encode("utf-8")))
     write_all(items, before_rename=_pause_before_rename, renaming=_SIGNALS.deferred)
-    written = [str(d.path if args.out_dir else files[d.label]) for d, _ in items
-               if d.label != "--trace"]
+    written = [str(d.path if args.out_dir else files[d.label]) +
+               (f" (new, {data.size:,} bytes)" if d.label in created else "")
+               for d, data in items if d.label != "--trace"]
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
     print(printable(f"{head}wrote {', '.join(written) or 'nothing'}{traced}"))
     return _report_comparisons(goldens, result.outputs, args)
@@ -589,6 +640,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help="threads numpy's BLAS may use during the run (default 1, or "
                           "$PTOSIM_BLAS_THREADS; 0: BLAS's own setting)")
     run.set_defaults(func=_run)
+    params = sub.add_parser("params", help="list a kernel's parameters and the GM bytes "
+                                           "each one's ops touch")
+    params.add_argument("kernel", metavar="KERNEL.pto")
+    params.add_argument("--entry", metavar="FUNC", help="kernel function (default: the only "
+                                                        "one)")
+    params.add_argument("--target", choices=sorted(TARGETS), help="overrides pto.target_arch")
+    params.add_argument("--arg", action="append", metavar="NAME=VALUE",
+                        help="bind a scalar parameter, so the ops that use it count")
+    _kernel_size_option(params)
+    params.set_defaults(func=_params)
+
     batch = sub.add_parser("batch", help="run many cases (a JSON-lines file) in one go")
     batch.add_argument("cases", metavar="CASES.jsonl",
                        help='one JSON object per line: {"kernel": "k.pto", "args": {"a": '

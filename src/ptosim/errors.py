@@ -108,6 +108,10 @@ class OutOfBoundsError(VerifyError):
     """An access touches bytes outside its buffer or GM allocation."""
 
 
+class UninitializedReadError(PtoError):
+    """An op reads bytes that nothing has written (a new output read before written)."""
+
+
 class TargetError(VerifyError):
     """The op, element type or clause does not exist on the machine's target."""
 

@@ -52,6 +52,19 @@ class Param:
         return ptr_info(self.type)[0]
 
 
+class _New:
+    """See `NEW`."""
+
+    def __repr__(self) -> str:
+        return "ptosim.kernel.NEW"
+
+
+NEW = _New()
+"""Bind a GM pointer parameter to ``NEW`` for an output whose size the kernel decides: it
+starts empty, holds the bytes the ops touch (zero until written) and comes back in
+``RunResult.outputs`` as a 1-D array up to the last byte touched."""
+
+
 @dataclass
 class RunResult:
     outputs: dict[str, np.ndarray]      # every GM pointer parameter after the run
@@ -111,15 +124,33 @@ class Kernel:
         names = ", ".join(p.name for p in self.params)
         raise UsageError(f"@{self.entry} has no parameter {key!r}; parameters: {names}")
 
+    def extents(self, scalars: Mapping[str, Any] | None = None, *, target: str | None = None
+                ) -> tuple[dict[str, int], int]:
+        """GM bytes each pointer parameter's ops touch, as far as the kernel determines it
+        without running: from the ops whose operands are constants, kernel pointers or the
+        given ``scalars`` (name -> value). Returns (parameter name -> bytes, number of ops
+        whose operands depend on loop variables or unbound scalars, so were not counted)."""
+        from .interp.static import check_kernel
+        bound = {}
+        for key, value in (scalars or {}).items():
+            p = self.param(str(key))
+            if p.is_pointer:
+                raise UsageError(f"parameter {p.name} is a pointer; only scalars can be "
+                                 f"bound to work out sizes")
+            bound[p.index] = _scalar(p, value)
+        found = check_kernel(self.module, self.func, self.target(target), self.locate, bound)
+        return ({self.params[i].name: n for i, n in found.extents.items()}, found.skipped)
+
     def run(self, args: Mapping[str, Any], *, target: str | None = None, block_dim: int = 1,
             progress: Callable[[int, float], None] | None = None,
             hazards: bool = True, trace: bool = False,
             warnings: WarningLog | None = None, max_ops: int | None = None,
             ctrl: int | None = None, force_block_dim: bool = False,
             blas_threads: int | None = None, op_log: TextIO | None = None,
-            gm_overrun: str = "error") -> RunResult:
-        """Launch with ``args`` (name or position -> numpy array for pointers, number for
-        scalars); returns every GM buffer after the run, the ops' warnings and, with
+            gm_overrun: str = "error", sources: Mapping[str, str] | None = None
+            ) -> RunResult:
+        """Launch with ``args`` (name or position -> numpy array or `NEW` for pointers,
+        number for scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
         see the warnings of a run that fails. ``max_ops`` bounds the ops run over all cores
         (an ``OpBudgetError`` naming the loop still running; None or 0: no limit).
@@ -130,7 +161,8 @@ class Kernel:
         ``op_log``: a text stream that receives one line per op (`interp.oplog`).
         ``gm_overrun="warn"`` runs kernels that access GM past the end of their buffers (each
         site reported once, counted; reads there see zeros, writes there are dropped)
-        instead of raising ``OutOfBoundsError``."""
+        instead of raising ``OutOfBoundsError``. ``sources``: parameter name -> where its
+        data came from (a file name), shown with the parameter in diagnostics."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -144,19 +176,30 @@ class Kernel:
         tgt = self.target(target)
         m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl, force_block_dim=force_block_dim,
                     gm_overrun=gm_overrun)
-        values, gm_params = [], []
+        values: list[Any] = [None] * len(self.params)
+
+        def label(p: Param) -> str:
+            where = (sources or {}).get(p.name)
+            return f"%{p.name} ({where})" if where else f"%{p.name}"
         for p in self.params:
             v = bound[p.index]
+            if p.is_pointer and v is NEW:
+                continue                    # allocated last: they grow past their start
             if p.is_pointer:
                 arr = np.ascontiguousarray(v)
                 dt = _dtype(p.element())
                 if arr.dtype.itemsize != dt.size or arr.dtype.kind != dt.np.kind:
                     raise UsageError(f"parameter {p.name} points to {dt.name} but the array "
                                      f"holds {arr.dtype}")
-                values.append(m.gm(arr.view(np.uint8).reshape(-1), name=f"%{p.name}").cast(dt))
-                gm_params.append(p)
+                values[p.index] = m.gm(arr.view(np.uint8).reshape(-1),
+                                       name=label(p)).cast(dt)
+            elif v is NEW:
+                raise UsageError(f"parameter {p.name} is a scalar; NEW is for GM pointers")
             else:
-                values.append(_scalar(p, v))
+                values[p.index] = _scalar(p, v)
+        for p in self.params:
+            if p.is_pointer and bound[p.index] is NEW:
+                values[p.index] = m.gm_new(p.element(), name=label(p))
         namer = buffer_namer(m)
         checker = HazardChecker(self.locate, namer) if hazards else None
         timeline = Timeline(m.target, self.locate) if trace else None
@@ -173,7 +216,9 @@ class Kernel:
         findings = checker.finish() if checker is not None else []
         outs = {}
         for p, ptr in zip(self.params, values):
-            if p.is_pointer:
+            if p.is_pointer and bound[p.index] is NEW:
+                outs[p.name] = m.gm_new_bytes(ptr).view(ptr.dtype.np)
+            elif p.is_pointer:
                 nbytes = np.asarray(bound[p.index]).nbytes
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))

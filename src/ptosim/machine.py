@@ -9,6 +9,7 @@ The ops (`ptosim.ops`) add the instructions on top of this state.
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from .errors import (
     PtoValueError,
     SpaceError,
     TargetError,
+    UninitializedReadError,
     warn,
 )
 from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get_target
@@ -92,6 +94,11 @@ class _Allocation:
     backing: np.ndarray | None = None
     dirty: int = 0
     name: str | None = None             # how diagnostics call it (a kernel's "%x")
+    # A new output whose size the kernel decides (`MachineState.gm_new`): it grows into
+    # ``backing`` as ops touch it, ``dirty`` is the end of the bytes touched, ``written``
+    # the byte ranges written so far (sorted, disjoint, adjacent ones merged).
+    grows: bool = False
+    written: list[list[int]] = field(default_factory=list)
 
     def describe(self) -> str:
         named = f" {self.name}" if self.name else ""
@@ -178,6 +185,36 @@ class MachineState:
             self._gm[-1].data[:] = arr.reshape(-1).view(np.uint8)
         self._gm[-1].name = name
         return ptr
+
+    def gm_new(self, dtype: str | DType, *, reach: int = 1 << 30,
+               name: str | None = None) -> Ptr:
+        """A GM allocation with no size yet: it holds whatever bytes the ops touch (up to
+        ``reach``, zero until written; pages are mapped only when touched) and
+        `gm_new_bytes` gives them back. For an output whose size the kernel decides.
+        Allocate it after every other buffer: addresses past it must stay free."""
+        dt = _dtype(dtype)
+        self.require_dtype(dt)
+        if type(reach) is not int or not 0 < reach <= 1 << 40:
+            raise PtoValueError(f"gm_new: reach must be a whole number of bytes in "
+                                f"(0, 2**40], got {reach!r}")
+        if name is not None and not isinstance(name, str):
+            raise PtoTypeError(f"gm_new: name must be a string, got {name!r}")
+        ptr = self._allocate(0, dt)
+        alloc = self._gm[-1]
+        alloc.backing = np.zeros(reach, dtype=np.uint8)
+        alloc.data = alloc.backing[:0]
+        alloc.grows, alloc.name = True, name
+        self._gm_next = ptr.offset + reach + GM_GUARD
+        return ptr
+
+    def gm_new_bytes(self, ptr: Ptr) -> np.ndarray:
+        """The bytes a `gm_new` allocation's ops touched (a copy), from its start to the
+        end of the last byte touched, rounded up to whole elements of ``ptr``."""
+        alloc = self._gm[bisect.bisect_right(self._gm_bases, ptr.offset) - 1]
+        if not alloc.grows or alloc.backing is None or alloc.base != ptr.offset:
+            raise PtoValueError("gm_new_bytes takes a pointer made by gm_new")
+        end = -(-alloc.dirty // ptr.dtype.size) * ptr.dtype.size
+        return alloc.backing[:end].copy()
 
     def gm_empty(self, n: int, dtype: str | DType) -> Ptr:
         """A zero-filled GM allocation of ``n`` elements."""
@@ -272,6 +309,12 @@ class MachineState:
                         self.access_hook(alloc.data, start, nbytes, access, operand, op)
                     return alloc.data, start
                 if alloc.backing is not None and start + nbytes <= alloc.backing.size:
+                    if alloc.grows:
+                        _grow(alloc, start, nbytes, access, op, operand)
+                        if self.access_hook is not None and op is not None:
+                            self.access_hook(alloc.backing, start, nbytes, access, operand,
+                                             op)
+                        return alloc.backing, start
                     return self._overrun(alloc, start, nbytes, access, op, operand)
                 hint = _OVERRUN_HINT if alloc.backing is None else \
                     (f" (--gm-overrun=warn backs {GM_OVERRUN_REACH >> 20} MiB past the end "
@@ -344,6 +387,34 @@ class MachineState:
         arr = _as_carrier(np.asarray(array), ptr.dtype).reshape(-1)
         data, start = self._region(ptr, arr.nbytes, access="W", op="write")
         data[start:start + arr.nbytes] = arr.view(np.uint8)
+
+
+def _grow(alloc: _Allocation, start: int, nbytes: int, access: str, op: str | None,
+          operand: str | None) -> None:
+    """Track a `gm_new` allocation's bytes: a read of bytes nothing wrote is refused (the
+    parameter was most likely meant to name an existing input file)."""
+    end = start + nbytes
+    runs = alloc.written
+    if access in ("R", "RW"):
+        k = bisect.bisect_right(runs, [start, math.inf]) - 1
+        if k < 0 or runs[k][1] < end:
+            what = alloc.name or "a new GM output"
+            raise UninitializedReadError(
+                f"{operand or 'pointer'} reads bytes [{start}, {end}) of {what} that nothing "
+                f"wrote: it was bound to a file that does not exist, so it is a new output; if "
+                f"it is an input, check the file name", op=op, operand=operand)
+    alloc.dirty = max(alloc.dirty, end)
+    if access == "R":
+        return
+    i = bisect.bisect_left(runs, [start, end])      # merge [start, end) into the runs
+    if i > 0 and runs[i - 1][1] >= start:
+        i -= 1
+        start = runs[i][0]
+    j = i
+    while j < len(runs) and runs[j][0] <= end:
+        end = max(end, runs[j][1])
+        j += 1
+    runs[i:j] = [[start, end]]
 
 
 def check_ctrl(value: object) -> int:

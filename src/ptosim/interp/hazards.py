@@ -246,8 +246,10 @@ def buffer_namer(machine: Any) -> Callable[[np.ndarray], str]:
         for sub, data in enumerate(blk.ub):
             names[id(data)] = f"block{b} aiv{sub} ub"
     for alloc in machine._gm:
-        names[id(alloc.data)] = f"GM {alloc.name}" if alloc.name else \
-            f"GM allocation at {alloc.base:#x}"
+        label = f"GM {alloc.name}" if alloc.name else f"GM allocation at {alloc.base:#x}"
+        names[id(alloc.data)] = label
+        if alloc.grows:
+            names[id(alloc.backing)] = label
 
     def name(buf: np.ndarray) -> str:
         return names.get(id(buf), "fb bank")

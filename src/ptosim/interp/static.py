@@ -39,29 +39,37 @@ class CheckResult:
     warnings: list[Diagnostic] = field(default_factory=list)
     verified: int = 0
     skipped: int = 0
+    # GM bytes the verified ops touch through each pointer parameter (by position): from
+    # the parameter's address to the end of the last byte read or written
+    extents: dict[int, int] = field(default_factory=dict)
 
 
 def check_kernel(module: ModuleOp, func: Operation, target: str,
-                 locate: Callable[[Operation], str | None]) -> CheckResult:
-    """Verify every op whose operands are known without running the kernel."""
-    m = _ScratchMachine(target)
-    gm = m.scratch
+                 locate: Callable[[Operation], str | None],
+                 scalars: dict[int, Any] | None = None) -> CheckResult:
+    """Verify every op whose operands are known without running the kernel; ``scalars``
+    binds scalar parameters (by position) so the ops that depend on them are known too."""
+    from ..frontend import ptr_info
+    entry = func.regions[0].blocks.first
+    assert entry is not None
+    pointers = [i for i, arg in enumerate(entry.args) if pointer_like(arg.type)]
+    m = _ScratchMachine(target, len(pointers))
     result = CheckResult()
     log = WarningLog(locate)
     ex = Executor(m, locate, sync=None)
-    entry = func.regions[0].blocks.first
-    assert entry is not None
     states = {kind: CoreState(Core(kind, 0, 0), m.ctrl) for kind in ("cube", "vector")}
     for st in states.values():
-        for arg in entry.args:
-            if pointer_like(arg.type):
-                from ..frontend import ptr_info
-                st.env[arg] = gm.cast(ptr_info(arg.type)[0])
+        for slot, i in enumerate(pointers):
+            arg = entry.args[i]
+            st.env[arg] = (m.scratch + slot * SCRATCH_GM).cast(ptr_info(arg.type)[0])
+        for i, value in (scalars or {}).items():
+            st.env[entry.args[i]] = value
     with warning_sink(log):
         for op in func.walk():
             log.current = op
             _check_op(op, m, ex, states, result, locate)
     result.warnings = log.diagnostics
+    result.extents = {pointers[slot]: end for slot, end in sorted(m.extents.items())}
     return result
 
 
@@ -119,30 +127,37 @@ def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreSta
 
 
 class _ScratchMachine(Machine):
-    """A Machine whose kernel GM arguments all point into one virtual allocation of
-    `SCRATCH_GM` bytes. Only the span of bytes the checked ops touch is backed by memory
-    (grown on demand), so `check` needs memory in proportion to the kernel's accesses, not
-    a 1 GiB array (whose address space alone broke `ulimit -v` limits)."""
+    """A Machine whose kernel GM arguments each point into a virtual allocation of
+    `SCRATCH_GM` bytes (one slot per pointer parameter, so the bytes each parameter's ops
+    touch are known: ``extents``). Only the span of bytes the checked ops touch is backed
+    by memory (grown on demand), so `check` needs memory in proportion to the kernel's
+    accesses, not a 1 GiB array (whose address space alone broke `ulimit -v` limits)."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, slots: int = 1) -> None:
         super().__init__(target=target)
         self.scratch = self.gm_empty(0, "ui8")
-        self._gm_next = self.scratch.offset + SCRATCH_GM + GM_GUARD   # keep the range free
+        self._slots = max(slots, 1)
+        self._gm_next = self.scratch.offset + self._slots * SCRATCH_GM + GM_GUARD  # kept free
         self._lo = 0
         self._store = np.zeros(0, np.uint8)     # backs scratch bytes [_lo, _lo + size)
+        self.extents: dict[int, int] = {}       # slot -> end of the bytes touched in it
 
     def _region(self, ptr: Ptr, nbytes: int, *args: Any, **kwargs: Any
                ) -> tuple[np.ndarray, int]:
         base = self.scratch.offset
-        if ptr.space != "gm" or not base <= ptr.offset < base + SCRATCH_GM:
+        if ptr.space != "gm" or not base <= ptr.offset < base + self._slots * SCRATCH_GM:
             return super()._region(ptr, nbytes, *args, **kwargs)
         start = ptr.offset - base
-        if start + nbytes > SCRATCH_GM:
+        slot, inside = divmod(start, SCRATCH_GM)
+        if inside + nbytes > SCRATCH_GM:
+            lo = base + slot * SCRATCH_GM
             raise OutOfBoundsError(
                 f"{kwargs.get('operand') or 'pointer'} touches GM bytes [{ptr.offset:#x}, "
-                f"{ptr.offset + nbytes:#x}) but its allocation is [{base:#x}, "
-                f"{base + SCRATCH_GM:#x}) ({SCRATCH_GM} bytes)", op=kwargs.get("op"),
+                f"{ptr.offset + nbytes:#x}) but its allocation is [{lo:#x}, "
+                f"{lo + SCRATCH_GM:#x}) ({SCRATCH_GM} bytes)", op=kwargs.get("op"),
                 operand=kwargs.get("operand"))
+        if nbytes > 0:
+            self.extents[slot] = max(self.extents.get(slot, 0), inside + nbytes)
         lo, hi = self._lo, self._lo + self._store.size
         if self._store.size == 0:
             lo, hi = start, start
