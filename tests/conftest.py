@@ -16,3 +16,16 @@ def raw(m: ptosim.Machine, space: str, sub: int = 0) -> np.ndarray:
     """The whole backing byte array of a space (a view, not a copy)."""
     blk = m.blocks[0]
     return blk.ub[sub] if space == "ub" else blk.cube[space]
+
+
+def without_excerpts(text: str) -> str:
+    """Diagnostics without the quoted source line and caret printed under each one."""
+    lines = text.split("\n")
+    keep, i = [], 0
+    while i < len(lines):
+        if i + 1 < len(lines) and lines[i + 1].strip() == "^":
+            i += 2
+            continue
+        keep.append(lines[i])
+        i += 1
+    return "\n".join(keep)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import without_excerpts
 from ptosim.cli import main
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -107,8 +108,8 @@ def cli(argv: list[str], proc: bool = False) -> subprocess.CompletedProcess:
 
 
 def one_line(err: str) -> str:
-    """stderr holds exactly one line (no traceback); returns it."""
-    lines = err.strip().splitlines()
+    """stderr holds exactly one diagnostic (no traceback; its source excerpt aside)."""
+    lines = without_excerpts(err).strip().splitlines()
     assert len(lines) == 1, err
     assert "Traceback" not in err
     return lines[0]

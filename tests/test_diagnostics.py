@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import without_excerpts
 from ptosim.cli import main
 from ptosim.errors import NotImplementedOpError, PtoWarning, warn, warning_sink
 from ptosim.interp.diagnostics import WarningLog
@@ -112,14 +113,14 @@ def test_run_warnings_are_located_and_counted(tmp_path):
     np.arange(256, dtype=np.uint8).tofile(tmp_path / "x.bin")
     done = _cli("run", "k.pto", "--arg", "x=x.bin", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines() == [LOOP_WARNING, LINE_WARNING]
+    assert without_excerpts(done.stderr).splitlines() == [LOOP_WARNING, LINE_WARNING]
 
 
 def test_check_warnings_are_located_and_counted(tmp_path):
     (tmp_path / "k.pto").write_text(OVERLAP)
     done = _cli("check", "k.pto", cwd=tmp_path)
     assert done.returncode == 0
-    assert done.stderr.splitlines() == [LOOP_WARNING.replace(" (seen 3 times)", ""),
+    assert without_excerpts(done.stderr).splitlines() == [LOOP_WARNING.replace(" (seen 3 times)", ""),
                                         LINE_WARNING]
 
 
@@ -135,7 +136,7 @@ def test_warnings_of_a_failing_run_are_printed(tmp_path):
     np.arange(256, dtype=np.uint8).tofile(tmp_path / "x.bin")
     done = _cli("run", "k.pto", "--arg", "x=x.bin", cwd=tmp_path)
     assert done.returncode == 1
-    lines = done.stderr.splitlines()
+    lines = without_excerpts(done.stderr).splitlines()
     assert lines[:2] == [LOOP_WARNING, LINE_WARNING]
     assert "error: arith.divsi: division by zero" in lines[2]
 
@@ -158,3 +159,27 @@ def test_warning_sink_nests_and_restores():
     assert [(d.message, d.count) for d in inner.diagnostics] == [("b: two", 1)]
     with pytest.warns(PtoWarning, match="c: three"):
         warn("c: three")
+
+
+def test_diagnostics_quote_their_source_line_with_a_caret(tmp_path):
+    """Errors, warnings and hazard notes print the line they point at and a caret under
+    the column, as compilers do."""
+    text = OVERLAP.replace("    return\n", "    %bad = arith.divsi %c1, %c0 : i64\n    return\n")
+    (tmp_path / "k.pto").write_text(text)
+    np.arange(256, dtype=np.uint8).tofile(tmp_path / "x.bin")
+    done = _cli("run", "k.pto", "--arg", "x=x.bin", cwd=tmp_path)
+    lines = done.stderr.splitlines()
+    row = next(i for i, t in enumerate(text.splitlines(), 1) if "arith.divsi" in t)
+    at = lines.index(next(t for t in lines if t.startswith(f"k.pto:{row}:")))
+    assert lines[at + 1:at + 3] == [text.splitlines()[row - 1], "    ^"]
+    warn = next(i for i, t in enumerate(lines) if ": warning: " in t)
+    col = int(lines[warn].split(":")[2])
+    assert lines[warn + 2] == " " * (col - 1) + "^"
+
+
+def test_excerpt_needs_a_known_text_and_a_real_line():
+    from ptosim.interp.diagnostics import excerpt, remember_source
+    remember_source("t.pto", "a\n\tb c\n")
+    assert excerpt("t.pto:2:4") == [" b c", "   ^"]
+    assert excerpt("t.pto:9:1") == [] and excerpt("other.pto:1:1") == []
+    assert excerpt(None) == [] and excerpt("t.pto") == []

@@ -55,6 +55,9 @@ def test_raw_across_mte2_to_mte1():
     assert f"pto.mte_gm_l1_frac (block0.aic PIPE_MTE2) at mm.pto:" \
            f"{line_of(text, 'pto.mte_gm_l1_frac %a_src')}:11 wrote" in first.message
     assert 'add pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_IDn"]' in first.message
+    assert first.related == f"mm.pto:{line_of(text, 'pto.mte_gm_l1_frac %a_src')}:11"
+    assert first.related_note == "the write it races with: pto.mte_gm_l1_frac on " \
+                                 "block0.aic PIPE_MTE2"
 
 
 def test_war_on_reused_l1_across_iterations():

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import ptosim
+from conftest import without_excerpts
 from ptosim.cli import main
 from ptosim.errors import StructureError, printable
 from ptosim.interp.structure import MAX_DEPTH
@@ -62,7 +63,7 @@ def kernel(tmp_path: Path, body: str, name: str = "k.pto") -> Path:
 def test_lone_declaration(tmp_path):
     path = kernel(tmp_path, "module {\n  func.func private @k(i64)\n}\n")
     for done in both(path, "--arg", "0=1"):
-        assert done.stderr == (f"{path}:2:3: error: @k is a declaration without a body: "
+        assert without_excerpts(done.stderr) == (f"{path}:2:3: error: @k is a declaration without a body: "
                                f"there is nothing to run\n")
 
 
@@ -76,7 +77,7 @@ def test_call_to_declaration(tmp_path):
 }
 """)
     for done in both(path, "--arg", "a=1"):
-        assert done.stderr == (f"{path}:4:5: error: func.call: @ext is a declaration without "
+        assert without_excerpts(done.stderr) == (f"{path}:4:5: error: func.call: @ext is a declaration without "
                                f"a body; ptosim runs only functions defined in the module\n")
 
 
@@ -102,7 +103,7 @@ def test_use_before_definition(tmp_path):
 }
 """)
     for done in both(path, "--arg", "a=1"):
-        assert done.stderr == (f"{path}:3:5: error: arith.addi: operand %y is used before its "
+        assert without_excerpts(done.stderr) == (f"{path}:3:5: error: arith.addi: operand %y is used before its "
                                f"definition\n")
 
 
@@ -151,7 +152,7 @@ SELF = """module {
 def test_recursion_is_a_located_error(tmp_path, text, line, cycle):
     path = kernel(tmp_path, text)
     for done in both(path, "--arg", "a=1"):
-        assert done.stderr == (f"{path}:{line}:5: error: func.call: recursive call "
+        assert without_excerpts(done.stderr) == (f"{path}:{line}:5: error: func.call: recursive call "
                                f"({cycle}); ptosim refuses call cycles\n")
 
 
@@ -192,7 +193,7 @@ def test_control_characters_in_loc_are_escaped(tmp_path):
 """)
     done = cli("run", str(path), "--arg", "a=0")
     assert done.returncode == 1
-    assert done.stderr == ("evil\\x1b[31m\\r\\nforged.pto:7:9: error: arith.divsi: division "
+    assert without_excerpts(done.stderr) == ("evil\\x1b[31m\\r\\nforged.pto:7:9: error: arith.divsi: division "
                            "by zero [on block0.aic]\n")
     assert "\x1b" not in done.stderr and "\r" not in done.stderr
 
@@ -225,7 +226,7 @@ def test_on_chip_pointer_parameter_is_refused(tmp_path, space):
     data = tmp_path / "d.bin"
     np.zeros(8, np.float32).tofile(data)
     for done in both(path, "--arg", f"buf={data}", real=space == "ub"):
-        assert done.stderr == (
+        assert without_excerpts(done.stderr) == (
             f"{path}:2:3: error: parameter %buf of @k is a {space} pointer (!pto.ptr<f32, "
             f"{space}>); a kernel's pointer parameters are GM addresses: pass "
             f"!pto.ptr<f32, gm> and make on-chip pointers with pto.castptr\n")

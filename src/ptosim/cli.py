@@ -69,15 +69,23 @@ def _load(args: argparse.Namespace) -> Any:
     return kernel
 
 
+def _diagnostic(line: str, loc: str | None) -> None:
+    """A diagnostic on stderr, with the source line it points at and a caret."""
+    from .interp.diagnostics import excerpt
+    print(line, file=sys.stderr)
+    for text in excerpt(loc):
+        print(text, file=sys.stderr)
+
+
 def _check(args: argparse.Namespace) -> int:
     from .interp.static import check_kernel
     kernel = _load(args)
     target = kernel.target(args.target)
     found = check_kernel(kernel.module, kernel.func, target, kernel.locate)
     for diag in found.warnings:
-        print(diag.render(), file=sys.stderr)
+        _diagnostic(diag.render(), diag.loc)
     for err in found.errors:
-        print(err, file=sys.stderr)
+        _diagnostic(str(err), err.loc)
     counts = (f"verified {found.verified} op(s), {found.skipped} left to run time (their "
               f"operands depend on loop variables or scalar arguments)")
     if found.errors:
@@ -168,7 +176,7 @@ def _bind(kernel: Any, specs: list[str], max_arg_size: int | None = DEFAULT_MAX_
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .interp.diagnostics import WarningLog
+    from .interp.diagnostics import WarningLog, render
     from .kernel import UsageError
     kernel = _load(args)
     target = get_target(kernel.target(args.target))
@@ -198,10 +206,12 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
-            print(diag.render(), file=sys.stderr)
+            _diagnostic(diag.render(), diag.loc)
     severity = "error" if args.hazards == "error" else "warning"
     for finding in result.findings:
-        print(finding.render(severity), file=sys.stderr)
+        _diagnostic(finding.render(severity), finding.loc)
+        if finding.related is not None:
+            _diagnostic(render(finding.related, "note", finding.related_note), finding.related)
     checked = "hazards not checked" if args.no_hazards else \
         f"{len(result.findings)} hazard finding(s)"
     head = (f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
@@ -727,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ptosim: {err}", file=sys.stderr)
         return 2
     except PtoError as err:
-        print(err if err.loc else f"ptosim: {err}", file=sys.stderr)
+        _diagnostic(str(err) if err.loc else f"ptosim: {err}", err.loc)
         return 1
     except RecursionError:
         print(f"{printable(getattr(args, 'kernel', '?'))}: error: the kernel nests too deeply "

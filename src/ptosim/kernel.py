@@ -96,6 +96,8 @@ class Kernel:
     @classmethod
     def from_text(cls, text: str, filename: str = "<input>", entry: str | None = None) -> Kernel:
         from .frontend import op_location, parse_module
+        from .interp.diagnostics import remember_source
+        remember_source(filename, text)
         module = parse_module(text, filename)
         return cls(module, filename, entry, op_location)
 

@@ -15,6 +15,33 @@ from xdsl.ir import Operation
 
 from ..errors import printable
 
+# Kernel texts by file name, for excerpts under diagnostics (the last few parsed).
+_SOURCES: dict[str, list[str]] = {}
+
+
+def remember_source(filename: str, text: str) -> None:
+    """Keep ``text`` so diagnostics located in ``filename`` can quote their line."""
+    _SOURCES.pop(filename, None)
+    if len(_SOURCES) >= 16:
+        _SOURCES.pop(next(iter(_SOURCES)))
+    _SOURCES[filename] = text.splitlines()
+
+
+def excerpt(loc: str | None) -> list[str]:
+    """The source line a ``file:line:col`` location points at and a caret under the
+    column, as compilers print them; nothing if the text is not known."""
+    if not loc:
+        return []
+    parts = loc.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        return []
+    lines = _SOURCES.get(parts[0])
+    row, col = int(parts[1]), int(parts[2])
+    if lines is None or not 1 <= row <= len(lines):
+        return []
+    text = lines[row - 1].expandtabs(1)
+    return [printable(text), " " * (max(col, 1) - 1) + "^"]
+
 
 def render(loc: str | None, severity: str, message: str, count: int = 1) -> str:
     """One diagnostic line, the way every ptosim command prints it (control characters
@@ -55,4 +82,4 @@ class WarningLog:
         return list(self._entries.values())
 
 
-__all__ = ["Diagnostic", "WarningLog", "render"]
+__all__ = ["Diagnostic", "WarningLog", "render", "excerpt", "remember_source"]

@@ -57,6 +57,8 @@ class Finding:
     message: str
     loc: str | None
     count: int = 1
+    related: str | None = None      # the other op of the pair, for a ``note:`` line
+    related_note: str = ""
 
     def render(self, severity: str = "warning") -> str:
         return render(self.loc, severity, self.message, self.count)
@@ -181,7 +183,10 @@ class HazardChecker:
                    f"({new.core} PIPE_{new.pipe}) {verb} {old.op.name} ({old.core} "
                    f"PIPE_{old.pipe}) at {self.locate(old.op) or '?'} {did}, and nothing orders "
                    f"them; {fix}")
-        self.findings[key] = Finding(kind, message, self.locate(new.op))
+        self.findings[key] = Finding(
+            kind, message, self.locate(new.op), related=self.locate(old.op),
+            related_note=f"the {'read' if old.kind == 'R' else 'write'} it races with: "
+                         f"{old.op.name} on {old.core} PIPE_{old.pipe}")
 
     def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
         tid = self._thread(core, pipe_name(src))
