@@ -492,8 +492,6 @@ OP_DTYPES: dict[str, frozenset[str]] = {
     "vshls": INTS, "vshrs": INTS,
     "vlrelu": F16F32, "vprelu": F16F32, "vaxpy": F16F32, "vexpdif": F16F32,
     "vmull": _I32,
-    "vmula": _I16 | _I32 | FLOATS,
-    "vcmp": INTS | FLOATS, "vcmps": INTS | FLOATS, "vsel": INTS | FLOATS,
 }
 
 
