@@ -507,7 +507,10 @@ def test_lane_functions_reject_wrong_carriers_and_types():
     ("vand", "f32", False), ("vand", "ui64", True), ("vadd", "bf16", True),
     ("vabs", "bf16", False), ("vrelu", "i16", False), ("vrelu", "si32", True),
     ("vaddc", "i16", False), ("vaddc", "ui32", True), ("vexp", "f32", True),
-    ("vlrelu", "i32", False)])
+    ("vlrelu", "i32", False),
+    ("tmul", "i8", False), ("tmul", "i64", True), ("tdiv", "ui32", True), ("tdiv", "bf16", False),
+    ("tfmod", "i64", False), ("txor", "i64", False), ("tshr", "ui64", True),
+    ("tadd", "ui8", True), ("tlrelu", "bf16", False)])
 def test_op_dtypes(op, name, ok):
     assert (name in alu.OP_DTYPES[op]) is ok
     if ok:

@@ -472,8 +472,9 @@ INTS: frozenset[str] = _I8 | _I16 | _I32 | _I64
 F16F32: frozenset[str] = frozenset({"f16", "f32"})
 FLOATS: frozenset[str] = F16F32 | {"bf16"}
 
-# Micro-op mnemonics -> element types (PTO-Gym docs/PTO-micro-Instruction-SPEC.md, the
-# "A5 types" line of each op; line numbers in docs/semantics.md).
+# Op mnemonic -> element types it accepts. Micro-ops: PTO-Gym
+# docs/PTO-micro-Instruction-SPEC.md, the "A5 types" line of each op (line numbers in
+# docs/semantics.md). Ops not listed are not restricted here (their owners verify them).
 OP_DTYPES: dict[str, frozenset[str]] = {
     "vabs": _I8 | _I16 | _I32 | F16F32,
     "vneg": _I8 | _I16 | _I32 | F16F32,
@@ -492,6 +493,14 @@ OP_DTYPES: dict[str, frozenset[str]] = {
     "vshls": INTS, "vshrs": INTS,
     "vlrelu": F16F32, "vprelu": F16F32, "vaxpy": F16F32, "vexpdif": F16F32,
     "vmull": _I32,
+    # Tile ops (a5): the element-type static_asserts of pto-isa include/pto/npu/a5/T<Op>.hpp.
+    "tadd": INTS | FLOATS, "tsub": INTS | FLOATS, "tmax": INTS | FLOATS, "tmin": INTS | FLOATS,
+    "tadds": INTS | FLOATS, "tmaxs": INTS | FLOATS,
+    "tmul": _I16 | _I32 | _I64 | FLOATS, "tmuls": _I16 | _I32 | _I64 | FLOATS,
+    "tdiv": _I16 | _I32 | _I64 | F16F32, "trem": _I16 | _I32 | _I64 | F16F32,
+    "tfmod": _I16 | _I32 | F16F32,
+    "txor": _I8 | _I16 | _I32, "tshl": INTS, "tshr": INTS,
+    "tlrelu": F16F32, "tprelu": F16F32, "taxpy": F16F32,
 }
 
 
