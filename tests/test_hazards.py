@@ -267,3 +267,25 @@ def test_old_unordered_accesses_are_still_found_behind_many_newer_ones():
     do("MTE2", "W", 96, 104)                # WAR against the first read, never ordered
     [war] = checker.finish()
     assert war.kind == "WAR" and "bytes [100, 101)" in war.message
+
+
+def test_a_kernel_without_any_sync_gets_one_note(tmp_path, capsys):
+    """Written for PTOAS's automatic sync insertion: one explanatory note instead of a
+    hazard per access, and --hazards=error does not fail it."""
+    text = "\n".join(line for line in SPLIT.splitlines()
+                     if not any(w in line for w in ("set_flag", "wait_flag", "sync.", "barrier")))
+    path = tmp_path / "nosync.pto"
+    path.write_text(text)
+    k = Kernel.from_text(text, "nosync.pto")
+    assert not k.has_sync() and Kernel.from_text(SPLIT, "cv.pto").has_sync()
+    assert k.run(split_inputs()).findings            # the Python face still has them all
+    files = []
+    for name, arr in split_inputs().items():
+        arr.tofile(tmp_path / f"{name}.bin")
+        files += ["--arg", f"{name}={tmp_path / (name + '.bin')}"]
+    assert main(["run", str(path), *files, "--hazards=error"]) == 0
+    captured = capsys.readouterr()
+    [note] = captured.err.splitlines()
+    assert note.startswith(f"{path}: note: @matmul_split has no synchronisation ops")
+    assert note.endswith("pipe hazard(s) an unsynchronised run would have are not reported")
+    assert "0 hazard finding(s)" in captured.out

@@ -77,8 +77,42 @@ def _diagnostic(line: str, loc: str | None) -> None:
         print(text, file=sys.stderr)
 
 
+def _verify_diagnostics(args: argparse.Namespace) -> int:
+    """``check --verify-diagnostics``: the diagnostics must be exactly the ones the
+    kernel's ``// expected-error {{...}}`` comments announce (see `interp.expected`)."""
+    from .errors import PtoSyntaxError, StructureError
+    from .interp.expected import Seen, expectations, line_of, verify
+    from .interp.static import check_kernel
+    limit = args.max_kernel_size or None
+    raw, _ = read_regular(Path(args.kernel), limit, limit_flag="--max-kernel-size")
+    expected = expectations(raw.decode("utf-8", errors="replace"))
+    seen: list[Seen] = []
+    try:
+        kernel = _load(args)
+    except (PtoSyntaxError, StructureError) as err:       # the text itself is refused
+        seen.append(Seen("error", line_of(err.loc), str(err), str(err)))
+    else:
+        found = check_kernel(kernel.module, kernel.func, kernel.target(args.target),
+                             kernel.locate)
+        seen += [Seen("warning", line_of(d.loc), d.message, d.render())
+                 for d in found.warnings]
+        seen += [Seen("error", line_of(e.loc), str(e), str(e)) for e in found.errors]
+    problems = verify(expected, seen, args.kernel)
+    for line in problems:
+        print(printable(line), file=sys.stderr)
+    if problems:
+        print(printable(f"{args.kernel}: {len(problems)} diagnostic(s) did not match"),
+              file=sys.stderr)
+        return 1
+    print(printable(f"{args.kernel}: all {len(expected)} expected diagnostic(s) seen, "
+                    f"nothing else"))
+    return 0
+
+
 def _check(args: argparse.Namespace) -> int:
     from .interp.static import check_kernel
+    if args.verify_diagnostics:
+        return _verify_diagnostics(args)
     kernel = _load(args)
     target = kernel.target(args.target)
     found = check_kernel(kernel.module, kernel.func, target, kernel.locate)
@@ -208,15 +242,26 @@ def _run(args: argparse.Namespace) -> int:
         for diag in log.diagnostics:        # also when the run failed: they may explain it
             _diagnostic(diag.render(), diag.loc)
     severity = "error" if args.hazards == "error" else "warning"
-    for finding in result.findings:
+    findings = result.findings
+    if findings and not kernel.has_sync():
+        # written for PTOAS's automatic sync insertion: one note, not a hazard per access
+        print(printable(render(
+            f"{args.kernel}", "note",
+            f"@{kernel.entry} has no synchronisation ops (set_flag / wait_flag, barrier, "
+            f"sync.set / sync.wait, get_buf / rls_buf): it looks written for PTOAS's "
+            f"automatic sync insertion (ptoas --enable-insert-sync), which orders its pipes; "
+            f"the {len(findings)} pipe hazard(s) an unsynchronised run would have are not "
+            f"reported")), file=sys.stderr)
+        findings = []
+    for finding in findings:
         _diagnostic(finding.render(severity), finding.loc)
         if finding.related is not None:
             _diagnostic(render(finding.related, "note", finding.related_note), finding.related)
     checked = "hazards not checked" if args.no_hazards else \
-        f"{len(result.findings)} hazard finding(s)"
+        f"{len(findings)} hazard finding(s)"
     head = (f"ran @{result.entry} on {result.target} x {args.block_dim} block(s): "
             f"{result.ops} ops in {result.seconds:.3f} s, {checked}; ")
-    if args.hazards == "error" and result.findings:
+    if args.hazards == "error" and findings:
         print(printable(f"{head}wrote nothing (--hazards=error)"))
         return 1
     items: list[tuple[Destination, Any]] = [
@@ -684,6 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("kernel", metavar="KERNEL.pto")
     check.add_argument("--entry", metavar="FUNC")
     check.add_argument("--target", choices=sorted(TARGETS))
+    check.add_argument("--verify-diagnostics", action="store_true",
+                       help="pass only if the diagnostics are exactly those the kernel's "
+                            "'// expected-error {{...}}' comments announce")
     _kernel_size_option(check)
     check.set_defaults(func=_check)
     from .layout_plot import TILE_TYPES

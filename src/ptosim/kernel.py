@@ -52,6 +52,12 @@ class Param:
         return ptr_info(self.type)[0]
 
 
+# The ops by which a kernel orders its pipes and cores itself.
+SYNC_OPS = frozenset({"pto.set_flag", "pto.wait_flag", "pto.set_flag_dyn", "pto.wait_flag_dyn",
+                      "pto.barrier", "pto.pipe_barrier", "pto.sync.set", "pto.sync.wait",
+                      "pto.get_buf", "pto.rls_buf", "pto.mem_bar"})
+
+
 class _New:
     """See `NEW`."""
 
@@ -114,6 +120,11 @@ class Kernel:
             raise PtoSyntaxError(f"the file is not UTF-8 text (byte {err.start})",
                                  loc=f"{path}:1:1") from None
         return cls.from_text(text, path, entry)
+
+    def has_sync(self) -> bool:
+        """True when the module orders its pipes itself (any flag, barrier, semaphore or
+        buffer-token op); False for kernels left to PTOAS's automatic sync insertion."""
+        return any(op.name in SYNC_OPS for op in self.module.walk())
 
     def target(self, override: str | None = None) -> str:
         return override or target_of(self.module) or "a5"
