@@ -375,6 +375,40 @@ def _batch(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _case(args: argparse.Namespace) -> int:
+    """Run case folders in the PTO-Gym layout: golden.py, ptosim run, compare.py."""
+    import json
+
+    from .cases import CaseError, case_folders, run_folder
+    from .kernel import UsageError
+    roots = [Path(p) for p in args.paths]
+    try:
+        folders = case_folders(roots)
+    except CaseError as err:
+        raise UsageError(err.detail) from None
+    if not folders:
+        raise UsageError(f"no kernel.pto under {', '.join(map(str, roots))}")
+    options: dict[str, Any] = {}
+    if args.target:
+        options["target"] = args.target
+    if args.gm_overrun != "error":
+        options["gm_overrun"] = args.gm_overrun
+    keep = Path(args.keep) if args.keep else None
+    counts: dict[str, int] = {}
+    start = time.perf_counter()
+    for folder in folders:
+        root = next((r for r in roots if folder == r or r in folder.parents), folder)
+        name = str(folder.relative_to(root)) if folder != root else folder.name
+        result = run_folder(folder, name, options, keep)
+        counts[result.status] = counts.get(result.status, 0) + 1
+        print(printable(result.line()), flush=True)
+        if args.show_binding:
+            print(printable(f"      binding: {json.dumps(result.binding)}"))
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    print(f"{len(folders)} case(s): {summary} in {time.perf_counter() - start:.1f} s")
+    return 0 if counts.get("PASS", 0) == len(folders) else 1
+
+
 def _check_arg_file(p: Any, path: Path, size: int, ident: tuple[int, int],
                     owners: dict[tuple[int, int], str]) -> None:
     """One file per GM parameter (by device and inode, so links and ``./x`` spellings count),
@@ -705,6 +739,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help="bind a scalar parameter, so the ops that use it count")
     _kernel_size_option(params)
     params.set_defaults(func=_params)
+
+    case = sub.add_parser("case", help="run PTO-Gym style case folders: golden.py, the "
+                                       "kernel, compare.py; one line per case")
+    case.add_argument("paths", nargs="+", metavar="FOLDER",
+                      help="a case folder (kernel.pto, golden.py, compare.py, main.cpp + "
+                           "launch.cpp or ptosim-case.json) or a folder of them")
+    case.add_argument("--target", choices=sorted(TARGETS), help="overrides pto.target_arch")
+    case.add_argument("--gm-overrun", choices=("error", "warn"), default="error",
+                      help="as for run")
+    case.add_argument("--keep", metavar="DIR",
+                      help="leave each case's generated and output files in DIR/<case>")
+    case.add_argument("--show-binding", action="store_true",
+                      help="print the parameter binding each case ran with")
+    case.set_defaults(func=_case)
 
     batch = sub.add_parser("batch", help="run many cases (a JSON-lines file) in one go")
     batch.add_argument("cases", metavar="CASES.jsonl",
