@@ -277,7 +277,40 @@ def _run(args: argparse.Namespace) -> int:
                for d, data in items if d.label != "--trace"]
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
     print(printable(f"{head}wrote {', '.join(written) or 'nothing'}{traced}"))
-    return _report_comparisons(goldens, result.outputs, args)
+    code = _report_comparisons(goldens, result.outputs, args)
+    if args.initcheck:
+        code = max(code, _initcheck(kernel, values, args, result.outputs))
+    return code
+
+
+def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
+               outputs: dict[str, np.ndarray]) -> int:
+    """Run again with every on-chip buffer starting as 0xFF bytes instead of zeros: an
+    output that changes depends on on-chip bytes nothing wrote (msSanitizer's initcheck,
+    judged by what reaches GM)."""
+    from .compare import compare
+    again = kernel.run(values, target=args.target, block_dim=args.block_dim, hazards=False,
+                       max_ops=args.max_ops or None, ctrl=args.ctrl,
+                       force_block_dim=args.force_block_dim, blas_threads=args.blas_threads,
+                       gm_overrun=args.gm_overrun, poison=0xFF)
+    tainted = 0
+    for name, got in outputs.items():
+        other = again.outputs[name]
+        a, b = np.ascontiguousarray(got), np.ascontiguousarray(other)
+        if a.tobytes() == b.tobytes():
+            continue
+        tainted += 1
+        ints = np.dtype(f"u{a.dtype.itemsize}") if a.dtype.itemsize in (1, 2, 4, 8) else None
+        if ints is not None:                     # compare bit patterns: NaN != NaN here
+            a, b = a.view(ints), b.view(ints)
+        result = compare(name, a, b)
+        print(printable(f"initcheck: output {name} depends on on-chip bytes nothing wrote: "
+                        f"{result.bad} of {result.count} elements change when on-chip "
+                        f"memory starts as 0xFF instead of 0x00; first at "
+                        f"{list(result.first[0].index)}"), file=sys.stderr)
+    if not tainted:
+        print("initcheck: no output depends on on-chip bytes nothing wrote")
+    return 1 if tainted else 0
 
 
 def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]
@@ -716,6 +749,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log", metavar="FILE|-",
                      help="one line per op (location, core, pipe, operands, bytes read and "
                           "written) to FILE, also when the run fails, or to stderr with -")
+    run.add_argument("--initcheck", action="store_true",
+                     help="run a second time with on-chip memory starting as 0xFF bytes and "
+                          "report outputs that change (reads of bytes nothing wrote)")
     run.add_argument("--compare", action="append", metavar="NAME=GOLDEN.bin",
                      help="after the run, compare output NAME with a golden file of its "
                           "element type (repeatable); exit 1 if any element differs")

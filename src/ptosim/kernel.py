@@ -160,8 +160,8 @@ class Kernel:
             warnings: WarningLog | None = None, max_ops: int | None = None,
             ctrl: int | None = None, force_block_dim: bool = False,
             blas_threads: int | None = None, op_log: TextIO | None = None,
-            gm_overrun: str = "error", sources: Mapping[str, str] | None = None
-            ) -> RunResult:
+            gm_overrun: str = "error", sources: Mapping[str, str] | None = None,
+            poison: int | None = None) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array or `NEW` for pointers,
         number for scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -175,7 +175,8 @@ class Kernel:
         ``gm_overrun="warn"`` runs kernels that access GM past the end of their buffers (each
         site reported once, counted; reads there see zeros, writes there are dropped)
         instead of raising ``OutOfBoundsError``. ``sources``: parameter name -> where its
-        data came from (a file name), shown with the parameter in diagnostics."""
+        data came from (a file name), shown with the parameter in diagnostics. ``poison``:
+        the byte every on-chip buffer starts filled with (default 0)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -188,7 +189,7 @@ class Kernel:
                              f"@{self.entry}")
         tgt = self.target(target)
         m = Machine(target=tgt, block_dim=block_dim, ctrl=ctrl, force_block_dim=force_block_dim,
-                    gm_overrun=gm_overrun)
+                    gm_overrun=gm_overrun, poison=poison)
         values: list[Any] = [None] * len(self.params)
 
         def label(p: Param) -> str:
