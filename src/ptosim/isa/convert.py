@@ -250,9 +250,7 @@ def _encode_float(p: _Parts, f: FloatFormat, rnd: str, sat: bool) -> np.ndarray:
     nan_code = _U64((f.exp_all << f.mbits) | ((1 << f.mbits) - 1) if f.nan == "fn"
                     else (f.exp_all << f.mbits) | (1 << (f.mbits - 1)))
     # overflow: the largest finite or infinity, by mode and saturation
-    if sat or (not f.inf and f.nan == "none"):
-        to_max = np.ones(n.shape, bool)
-    elif rnd in ("Z", "O"):
+    if sat or (not f.inf and f.nan == "none") or rnd in ("Z", "O"):
         to_max = np.ones(n.shape, bool)
     elif rnd == "F":
         to_max = ~p.neg
@@ -283,7 +281,6 @@ def _encode_float(p: _Parts, f: FloatFormat, rnd: str, sat: bool) -> np.ndarray:
 
 
 def _encode_int(p: _Parts, d: DType, rnd: str, sat: bool) -> np.ndarray:
-    bits = d.size * 8
     n, lost = _round_at(p, np.zeros(p.m.shape, np.int64), rnd)
     lo, hi = int_range(d)
     if sat:
@@ -294,10 +291,8 @@ def _encode_int(p: _Parts, d: DType, rnd: str, sat: bool) -> np.ndarray:
     else:
         mag = np.where(p.nan | p.inf, _U64(0), n)
     v = np.where(p.neg, ~mag + _ONE, mag)     # two's complement modulo 2^64
-    if bits < 64:
-        v = v & _U64((1 << bits) - 1)
-    udt = np.dtype(f"u{d.size}")
-    return v.astype(udt).view(d.np)
+    # the unsigned cast keeps the low ``8 * size`` bits: the value modulo 2^n
+    return v.astype(np.dtype(f"u{d.size}")).view(d.np)
 
 
 def convert(x: np.ndarray, src: DType | str, dst: DType | str, *, rnd: str = "R",
