@@ -631,3 +631,45 @@ def test_engine_is_warning_free():
                     convert(x32, "f32", dst, rnd=rnd, sat=sat)
                     convert(big, "si64", dst, rnd=rnd, sat=sat)
             trunc_float(x32, "f32", rnd)
+
+
+# The 34 (src, dst) pairs of PTO-Gym's tcvt cases (examples/tileop/src/testcase/tcvt/cases.py).
+GYM_TCVT_PAIRS = [
+    ("f32", "f16"), ("f32", "bf16"), ("f32", "i16"), ("f32", "i32"), ("f32", "i64"),
+    ("f32", "f32"), ("f16", "f32"), ("f16", "i32"), ("f16", "i16"), ("f16", "si8"),
+    ("f16", "ui8"), ("bf16", "f32"), ("bf16", "f16"), ("bf16", "i32"), ("ui8", "f16"),
+    ("ui8", "ui16"), ("si8", "f16"), ("si8", "si16"), ("si8", "i32"), ("i16", "ui8"),
+    ("i16", "f16"), ("i16", "f32"), ("i16", "ui32"), ("i16", "i32"), ("i32", "f32"),
+    ("i32", "i16"), ("i32", "i64"), ("i32", "ui8"), ("i32", "ui16"), ("ui32", "i16"),
+    ("ui32", "ui16"), ("ui32", "ui8"), ("i64", "f32"), ("i64", "i32"),
+]
+
+
+@pytest.mark.parametrize("pair", GYM_TCVT_PAIRS, ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.mark.parametrize("mode", ["RINT", "ROUND"])
+def test_tcvt_gym_pairs(pair, mode):
+    """Every pair of the Gym tcvt suite on its input distribution (floats in [-100, 100),
+    integers in each case's range): float->int and f32->f32 round per mode, the default
+    non-saturating pairs wrap, other integer results clamp, float results are nearest."""
+    s, d = pair
+    rng = np.random.default_rng(19)
+    lo_hi = {"ui8": (0, 256), "si8": (-128, 128), "i16": (-1000, 1000), "ui32": (0, 10000)}
+    if dtype(s).is_float:
+        x = (rng.random(512) * 200 - 100).astype(dtype(s).np)
+    else:
+        lo, hi = lo_hi.get(s, (-10000, 10000))
+        x = rng.integers(lo, hi, 512).astype(dtype(s).np)
+    x[:4] = np.array([0, 1, 2, 3]).astype(dtype(s).np)
+    got = tcvt(x, s, d, round_mode=mode)
+    v = x.astype(np.float64)
+    if dtype(s).is_float and (not dtype(d).is_float or s == d == "f32"):
+        v = np.rint(v) if mode == "RINT" else np.sign(v) * np.floor(np.abs(v) + 0.5)
+    if dtype(d).is_float:
+        want = v.astype(dtype(d).np)
+        assert np.array_equal(got, want)
+    else:
+        ints = [int(t) for t in v.tolist()]
+        wrap = (dtype(s).name, dtype(d).name) in {
+            ("f16", "ui8"), ("f16", "si8"), ("f32", "i16"), ("f16", "i16"), ("i64", "i32"),
+            ("i32", "i16")}
+        assert got.tolist() == [wrap_or_clamp(t, d, not wrap) for t in ints]
