@@ -594,8 +594,9 @@ def test_errors_name_op_operand_and_values():
     with pytest.raises(DtypeError, match=r"convert: input array has dtype float64, but f32 "
                                          r"elements are carried as float32"):
         convert(np.zeros(2), "f32", "f16")
-    with pytest.raises(DtypeError, match=r"convert: conversions to hif8 are not supported"):
-        convert(x, "f32", "hif8")
+    with pytest.raises(DtypeError, match=r"convert: conversions from f32 to f4E2M1x2 are "
+                                         r"not supported"):
+        convert(x, "f32", "f4E2M1x2")
     with pytest.raises(DtypeError, match=r"trunc_float: trunc_float needs a float type, "
                                          r"got i32"):
         trunc_float(np.zeros(2, np.int32), "i32", "R")
@@ -608,6 +609,61 @@ def test_errors_name_op_operand_and_values():
         tcvt(x, "f32", "i32", round_mode="NEAREST")
     with pytest.raises(PtoValueError, match=r"tcvt: saturation mode 'YES' is not ON or OFF"):
         tcvt(x, "f32", "i32", sat_mode="YES")
+
+
+def ref_hif8(x: np.ndarray, rnd: str, sat: bool) -> list[int]:
+    """HiFloat8 codes by brute force: scan every code's decoded value for the neighbours
+    of |x| (exact float comparisons, Fraction midpoints); the inf code's slot above the
+    largest finite value is 1.5 * 2^15."""
+    from ptosim.dtypes import HIF8_TABLE
+    vals = {float(HIF8_TABLE[c]): c for c in range(0x80) if math.isfinite(HIF8_TABLE[c])}
+    out = []
+    for v in x.astype(np.float64).tolist():
+        if math.isnan(v):
+            out.append(0 if sat else 0x80)
+            continue
+        neg, a = math.copysign(1, v) < 0, abs(v)
+        if math.isinf(a):
+            c = 0x6E if sat else 0x6F
+        else:
+            lo = max(t for t in vals if t <= a)
+            above = [t for t in vals if t > a]
+            hi = min(above) if above else 1.5 * 2**15
+            lc, hc = vals[lo], vals.get(hi, 0x6F)
+            mid = (Fraction(lo) + Fraction(hi)) / 2
+            up = {"R": Fraction(a) > mid or (Fraction(a) == mid and lc % 2 == 1),
+                  "A": Fraction(a) >= mid, "F": a != lo and neg, "C": a != lo and not neg,
+                  "Z": False, "O": a != lo and lc % 2 == 0}[rnd]
+            c = hc if up else lc
+            if sat and c == 0x6F:
+                c = 0x6E
+        out.append(c | 0x80 if neg and c else c)
+    return out
+
+
+@pytest.mark.parametrize("rnd", ROUND_MODES)
+def test_hif8_destination(rnd):
+    rng = np.random.default_rng(29)
+    x = np.concatenate([
+        f32_sample(300, seed=31),
+        (np.exp2(rng.uniform(-25, 17, 600)) * rng.choice([-1, 1], 600)).astype(np.float32),
+        np.array([40960.0, 40959.996, 32768.0, 2.0**-22, 2.0**-23, 3 * 2.0**-23, 1.25, 1.125],
+                 np.float32)])
+    for sat in (False, True):
+        assert convert(x, "f32", "hif8", rnd=rnd, sat=sat).tolist() == ref_hif8(x, rnd, sat)
+    h = all_bits("f16")[::7]
+    assert convert(h, "f16", "hif8", rnd=rnd).tolist() == ref_hif8(h, rnd, False)
+
+
+def test_hif8_round_trip_and_limits():
+    codes = np.arange(256, dtype=np.uint8)
+    assert np.array_equal(convert(convert(codes, "hif8", "f32"), "f32", "hif8"), codes)
+    x = np.array([40960.0, 1e9, -np.inf, -0.0, np.nan], np.float32)
+    assert convert(x, "f32", "hif8", rnd="A").tolist() == [0x6F, 0x6F, 0xEF, 0x00, 0x80]
+    assert convert(x, "f32", "hif8", rnd="A", sat=True).tolist() == [0x6E, 0x6E, 0xEE, 0, 0]
+    with pytest.raises(DtypeError, match=r"convert: conversions from si32 to hif8 are not "
+                                         r"supported"):
+        convert(np.zeros(2, np.int32), "si32", "hif8")
 
 
 def test_hif8_source_is_decoded_exactly():
@@ -673,3 +729,26 @@ def test_tcvt_gym_pairs(pair, mode):
             ("f16", "ui8"), ("f16", "si8"), ("f32", "i16"), ("f16", "i16"), ("i64", "i32"),
             ("i32", "i16")}
         assert got.tolist() == [wrap_or_clamp(t, d, not wrap) for t in ints]
+
+
+def test_tcvt_pair_tables():
+    """The A5 list has every pair of the Gym suite and every vcvt-contract pair the tile
+    op uses; the engine converts every A5 pair but the packed fp4 ones."""
+    gym = {(dtype(a).name, dtype(b).name) for a, b in GYM_TCVT_PAIRS}
+    canon = {(cv._canon(dtype(a)), cv._canon(dtype(b))) for a, b in gym}
+    assert canon <= cv.TCVT_PAIRS_A5
+    assert ("si32", "f16") in cv.TCVT_PAIRS_A2A3 and ("si32", "f16") not in cv.TCVT_PAIRS_A5
+    assert ("f16", "f8E4M3FN") not in cv.TCVT_PAIRS_A5
+    for s, d in sorted(cv.TCVT_PAIRS_A5 | cv.TCVT_PAIRS_A2A3):
+        if "f4" in s or "f4" in d:
+            continue
+        x = np.zeros(4, dtype(s).np)
+        assert tcvt(x, s, d).dtype == dtype(d).np
+
+
+def test_tcvt_hif8_rounds_away():
+    """A5 converts to hif8 with ROUND_A whatever the tile round mode (TCvt.hpp)."""
+    x = np.array([1.0625, -1.0625, 2.125], np.float32)     # ties between hif8 neighbours
+    want = convert(x, "f32", "hif8", rnd="A", sat=True)
+    assert tcvt(x, "f32", "hif8", round_mode="TRUNC").tolist() == want.tolist()
+    assert want.tolist() != convert(x, "f32", "hif8", rnd="Z").tolist()

@@ -31,8 +31,10 @@ exact, rounded value), float->int NaN and +-inf give 0 (Gym ``tcvt/gen_data.py``
 without infinity (f8E4M3FN) give NaN. NaN results keep the sign and the top payload bits
 and are quiet. docs/semantics.md "Conversions" records each rule and its evidence.
 
-Supported element types: f32, f16, bf16, f8E5M2, f8E4M3FN, hif8 (source only: decoded
-exactly through `dtypes.HIF8_TABLE`) and the 8/16/32/64-bit integers.
+Supported element types: f32, f16, bf16, f8E5M2, f8E4M3FN and the 8/16/32/64-bit
+integers both ways; hif8 from and to the float types (decoded exactly through
+`dtypes.HIF8_TABLE`; rounded against the table of its values, since HiFloat8's precision
+tapers with the exponent).
 """
 
 from __future__ import annotations
@@ -295,6 +297,36 @@ def _encode_int(p: _Parts, d: DType, rnd: str, sat: bool) -> np.ndarray:
     return v.astype(np.dtype(f"u{d.size}")).view(d.np)
 
 
+# HiFloat8 is tapered (precision depends on the exponent), so it is rounded against the
+# ascending table of its non-negative finite values. The code 0x6F that would hold
+# 1.5 * 2^15 is infinity; that value bounds the top interval, as 2^(emax+1) does for IEEE.
+_H8_POS = sorted((float(HIF8_TABLE[c]), c) for c in range(0x80) if np.isfinite(HIF8_TABLE[c]))
+_H8_VALS = np.array([v for v, _ in _H8_POS] + [1.5 * 2.0 ** 15])
+_H8_CODES = np.array([c for _, c in _H8_POS] + [0x6F], np.uint8)
+_H8_MAX, _H8_INF, _H8_NAN = 0x6E, 0x6F, 0x80
+
+
+def _encode_hif8(p: _Parts, rnd: str, sat: bool) -> np.ndarray:
+    """Round decomposed float values to HiFloat8 codes. Ties under R go to the even code,
+    under O an inexact value takes the odd code; -0 has no code and becomes 0x00."""
+    a = np.ldexp(p.m.astype(np.float64), p.e)            # exact for float sources
+    i = np.searchsorted(_H8_VALS[:-1], a, side="right") - 1
+    lo, hi = _H8_VALS[i], _H8_VALS[i + 1]
+    lo_code, hi_code = _H8_CODES[i], _H8_CODES[i + 1]
+    mid = (lo + hi) / 2                                  # exact: both have few bits
+    inexact = a != lo
+    odd = (lo_code & 1) == 1
+    up = {"R": (a > mid) | ((a == mid) & odd), "A": a >= mid, "F": inexact & p.neg,
+          "C": inexact & ~p.neg, "Z": np.zeros(a.shape, bool), "O": inexact & ~odd}[rnd]
+    code = np.where(up, hi_code, lo_code)
+    if sat:
+        code = np.where((code == _H8_INF) | p.inf, _H8_MAX, code)
+    else:
+        code = np.where(p.inf, _H8_INF, code)
+    code = np.where((code != 0) & p.neg, code | 0x80, code)
+    return np.where(p.nan, 0 if sat else _H8_NAN, code).astype(np.uint8)
+
+
 def convert(x: np.ndarray, src: DType | str, dst: DType | str, *, rnd: str = "R",
             sat: bool = False) -> np.ndarray:
     """Convert every element of ``x`` (``src``'s carrier dtype) to ``dst``, exactly.
@@ -312,7 +344,9 @@ def convert(x: np.ndarray, src: DType | str, dst: DType | str, *, rnd: str = "R"
         return _encode_float(p, f, rnd, bool(sat)).astype(f.code).view(d.np)
     if _is_int(d):
         return _encode_int(p, d, rnd, bool(sat))
-    raise DtypeError(f"conversions to {d.name} are not supported", op="convert",
+    if name == "hif8" and (s.is_float or s.name == "hif8"):
+        return _encode_hif8(p, rnd, bool(sat))
+    raise DtypeError(f"conversions from {s.name} to {d.name} are not supported", op="convert",
                      operand="dst")
 
 
@@ -538,6 +572,45 @@ TCVT_DEFAULT_NOSAT: frozenset[tuple[str, str]] = frozenset({
 })
 
 
+def _pairs(text: str) -> frozenset[tuple[str, str]]:
+    out = set()
+    for row in text.strip().splitlines():
+        src, dsts = row.split(":")
+        out |= {(src.strip(), d) for d in dsts.split()}
+    return frozenset(out)
+
+
+# Legal TCVT pairs per target family (pto-isa docs/isa/tile/ops/elementwise-tile-tile/
+# tcvt.md, "Supported Conversions"), for a target profile field; a2a3's s4 (int4b_t) has no
+# ptosim type. The engine converts every pair but the packed fp4 ones.
+TCVT_PAIRS_A2A3: frozenset[tuple[str, str]] = _pairs("""
+f32: f16 f32 bf16 si16 si32 si64
+f16: f32 si32 si16 si8 ui8
+bf16: f32 si32
+si16: f16 f32
+si32: f32 si16 si64 f16
+si64: f32 si32
+ui8: f16
+si8: f16
+""")
+TCVT_PAIRS_A5: frozenset[tuple[str, str]] = _pairs("""
+f32: f32 f16 bf16 si16 si32 si64 f8E4M3FN f8E5M2 hif8
+f16: f32 si32 si16 si8 ui8 hif8
+bf16: f32 si32 f16 f4E1M2x2 f4E2M1x2
+si16: ui8 f16 f32 ui32 si32
+si32: f32 si16 ui16 si64 ui8
+si64: f32 si32
+ui8: f16 ui16
+si8: f16 si16 si32
+ui32: ui8 ui16 si16
+f8E4M3FN: f32
+f8E5M2: f32
+hif8: f32
+f4E1M2x2: bf16
+f4E2M1x2: bf16
+""")
+
+
 def tcvt_default_sat(src: DType | str, dst: DType | str) -> bool:
     """Whether A5's TCVT saturates ``src -> dst`` when no saturation mode is given.
     Conversions to f32 never saturate (the hardware has only the non-saturating form)."""
@@ -547,11 +620,14 @@ def tcvt_default_sat(src: DType | str, dst: DType | str) -> bool:
 
 def tcvt(x: np.ndarray, src: DType | str, dst: DType | str, *, round_mode: str = "CAST_RINT",
          sat_mode: str | None = None) -> np.ndarray:
-    """Element semantics of the tile ``TCVT`` on A5: `tile_rnd` rounding, saturation
-    ``sat_mode`` ``"ON"``/``"OFF"`` or the per-pair default (`tcvt_default_sat`); f32->f32
-    rounds to integral (A5 lowers it to ``vtrc``)."""
+    """Element semantics of the tile ``TCVT`` on A5: `tile_rnd` rounding (hif8 results
+    always ``A``), saturation ``sat_mode`` ``"ON"``/``"OFF"`` or the per-pair default
+    (`tcvt_default_sat`); f32->f32 rounds to integral (A5 lowers it to ``vtrc``). The
+    pair's legality is the caller's check (`TCVT_PAIRS_A5`)."""
     s, d = dtype(src), dtype(dst)
     rnd = tile_rnd(round_mode, s, d)
+    if d.name == "hif8":        # A5 issues hif8 conversions with ROUND_A whatever the mode
+        rnd = "A"
     if sat_mode is None:
         sat = tcvt_default_sat(s, d)
     elif sat_mode in ("ON", "OFF"):
