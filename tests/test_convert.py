@@ -752,3 +752,16 @@ def test_tcvt_hif8_rounds_away():
     want = convert(x, "f32", "hif8", rnd="A", sat=True)
     assert tcvt(x, "f32", "hif8", round_mode="TRUNC").tolist() == want.tolist()
     assert want.tolist() != convert(x, "f32", "hif8", rnd="Z").tolist()
+
+
+def test_shapes_are_kept():
+    """0-d, empty and 2-D inputs come back with their shape, as arrays of dst's carrier;
+    a Python list or scalar is read as src's carrier."""
+    for dst in ("f16", "si8", "hif8", "f8E4M3FN"):
+        for x in (np.array(2.5, np.float32), np.zeros((0,), np.float32),
+                  np.arange(6, dtype=np.float32).reshape(2, 3)):
+            got = convert(x, "f32", dst)
+            assert isinstance(got, np.ndarray) and got.shape == x.shape
+            assert got.dtype == dtype(dst).np
+    assert convert([1.5, 2.5], "f32", "si32").tolist() == [2, 2]
+    assert trunc_float(np.array(2.5, np.float32), "f32", "A").shape == ()

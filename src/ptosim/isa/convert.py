@@ -341,13 +341,15 @@ def convert(x: np.ndarray, src: DType | str, dst: DType | str, *, rnd: str = "R"
     name = _canon(d)
     if name in FLOAT_FORMATS:
         f = FLOAT_FORMATS[name]
-        return _encode_float(p, f, rnd, bool(sat)).astype(f.code).view(d.np)
-    if _is_int(d):
-        return _encode_int(p, d, rnd, bool(sat))
-    if name == "hif8" and (s.is_float or s.name == "hif8"):
-        return _encode_hif8(p, rnd, bool(sat))
-    raise DtypeError(f"conversions from {s.name} to {d.name} are not supported", op="convert",
-                     operand="dst")
+        out = np.asarray(_encode_float(p, f, rnd, bool(sat)), dtype=f.code).view(d.np)
+    elif _is_int(d):
+        out = _encode_int(p, d, rnd, bool(sat))
+    elif name == "hif8" and (s.is_float or s.name == "hif8"):
+        out = _encode_hif8(p, rnd, bool(sat))
+    else:
+        raise DtypeError(f"conversions from {s.name} to {d.name} are not supported",
+                         op="convert", operand="dst")
+    return np.asarray(out, dtype=d.np).reshape(arr.shape)   # 0-d in, 0-d array out
 
 
 def trunc_float(x: np.ndarray, dt: DType | str, rnd: str) -> np.ndarray:
@@ -366,8 +368,8 @@ def trunc_float(x: np.ndarray, dt: DType | str, rnd: str) -> np.ndarray:
     n, _ = _round_at(p, np.zeros(p.m.shape, np.int64), rnd)
     q = _Parts(p.neg, np.where(frac, n, p.m), np.where(frac, 0, p.e), p.nan, p.inf,
                p.nan_payload)
-    out = _encode_float(q, f, rnd, False).astype(f.code).view(d.np)
-    return np.where(frac, out, arr).astype(d.np)
+    out = np.asarray(_encode_float(q, f, rnd, False), dtype=f.code).view(d.np)
+    return np.asarray(np.where(frac, out, arr), dtype=d.np).reshape(arr.shape)
 
 
 def _as_carrier(x: object, d: DType) -> np.ndarray:
