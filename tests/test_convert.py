@@ -403,6 +403,21 @@ def test_golden_vcvt_f32_special():
     assert_float(got, np.array(want), x)
 
 
+def test_golden_vcvt_f32_to_f16_even_odd_merge():
+    """conversion/vcvt-f32-to-f16: per 128 outputs, 64 f32 values {R, SAT, EVEN} and the
+    next 64 {ODD} merge into one f16 vector: out[2i] = a[i], out[2i+1] = b[i]."""
+    v = np.random.default_rng(19).uniform(-8.0, 8.0, 1024).astype(np.float32)
+    out = np.concatenate([
+        (place_part(convert(v[o:o + 64], "f32", "f16", rnd="R", sat=True), "EVEN", 2).view(
+            np.uint16) | place_part(convert(v[o + 64:o + 128], "f32", "f16", rnd="R",
+                                            sat=True), "ODD", 2).view(np.uint16))
+        for o in range(0, 1024, 128)]).view(np.float16)
+    for o in range(0, 1024, 128):
+        for i in range(64):
+            assert out[o + 2 * i] == np.float16(v[o + i])
+            assert out[o + 2 * i + 1] == np.float16(v[o + 64 + i])
+
+
 def test_golden_vcvt_i32_to_i16_overflow_and_parts():
     """conversion/vcvt-i32-to-i16-overflow: {SAT, EVEN/ODD}; 64 values of a chunk go to
     the even lanes, the next 64 to the odd lanes of the 128-lane i16 vector."""

@@ -517,7 +517,9 @@ def ctrl_sat(src: DType | str, dst: DType | str, ctrl: int) -> bool | None:
     Following pto-isa's A5 TCVT (include/pto/npu/a5/TCvt.hpp, SaturationCtrlTraits): with
     dst != f32, CTRL[60]=1 hands float->int, narrowing int->int, f32->f16/bf16 and
     narrowing int->float to CTRL[59] (1 = off); f16<->bf16 follow CTRL[48] (1 = off).
-    Conversions to f32 never saturate; widening integer conversions cannot overflow."""
+    Conversions to f32 never saturate; widening integer conversions cannot overflow.
+    CTRL[48] has no enable bit and is set at kernel entry (`machine.ENTRY_CTRL`): whether
+    it overrides a bf16->f16 ``vcvt``'s own ``sat`` is undocumented."""
     s, d = dtype(src), dtype(dst)
     if _canon(d) == "f32":
         return None
