@@ -223,6 +223,15 @@ def _run(args: argparse.Namespace) -> int:
     goldens = _goldens(kernel, args, values)
     progress = _Progress(sys.stderr, args.progress_every)
     log = WarningLog(kernel.locate)
+    from .errors import PtoValueError
+    from .interp.dump import parse_dump
+    try:
+        dumps = [parse_dump(text) for text in args.dump or []]
+    except PtoValueError as err:
+        raise UsageError(err.detail) from None
+    dump_dir = Path(args.dump_dir or ".")
+    if dumps and not dump_dir.is_dir():
+        raise UsageError(f"--dump-dir {dump_dir} is not a directory")
     op_log: contextlib.AbstractContextManager[Any] = contextlib.nullcontext(
         sys.stderr if args.log == "-" else None)
     if args.log not in (None, "-"):
@@ -236,8 +245,12 @@ def _run(args: argparse.Namespace) -> int:
                                 force_block_dim=args.force_block_dim,
                                 blas_threads=args.blas_threads, op_log=stream,
                                 gm_overrun=args.gm_overrun,
-                                sources={k: str(v) for k, v in files.items()})
+                                sources={k: str(v) for k, v in files.items()},
+                                dumps=dumps)
     finally:
+        if dumps:                           # also when the run failed: the state before it
+            for line in _write_dumps(dumps, dump_dir):
+                print(printable(line), file=sys.stderr)
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
             _diagnostic(diag.render(), diag.loc)
@@ -311,6 +324,11 @@ def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
     if not tainted:
         print("initcheck: no output depends on on-chip bytes nothing wrote")
     return 1 if tainted else 0
+
+
+def _write_dumps(dumps: list[Any], folder: Path) -> list[str]:
+    from .interp.dump import Dumper
+    return Dumper(dumps, None, lambda op: None).write(folder)
 
 
 def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]
@@ -749,6 +767,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log", metavar="FILE|-",
                      help="one line per op (location, core, pipe, operands, bytes read and "
                           "written) to FILE, also when the run fails, or to stderr with -")
+    run.add_argument("--dump", action="append", metavar="BUFFER@LINE[#N]",
+                     help="save a buffer (l1 l0a l0b l0c bt fb ub ub1, blockK.l1, or a GM "
+                          "parameter %%c) as .npy bytes right after the op on LINE runs (the "
+                          "last time, or its Nth run); repeatable")
+    run.add_argument("--dump-dir", metavar="DIR", help="where --dump files go (default .)")
     run.add_argument("--initcheck", action="store_true",
                      help="run a second time with on-chip memory starting as 0xFF bytes and "
                           "report outputs that change (reads of bytes nothing wrote)")

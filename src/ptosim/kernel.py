@@ -25,6 +25,7 @@ from .dtypes import dtype as _dtype
 from .errors import PtoError, PtoSyntaxError, api_guard
 from .interp import check_structure, functions, kernel_function, run_kernel, target_of
 from .interp.diagnostics import Diagnostic, WarningLog
+from .interp.dump import Dumper, DumpRequest
 from .interp.executor import pointer_like
 from .interp.hazards import HazardChecker, buffer_namer
 from .interp.oplog import OpLog
@@ -161,7 +162,8 @@ class Kernel:
             ctrl: int | None = None, force_block_dim: bool = False,
             blas_threads: int | None = None, op_log: TextIO | None = None,
             gm_overrun: str = "error", sources: Mapping[str, str] | None = None,
-            poison: int | None = None) -> RunResult:
+            poison: int | None = None, dumps: list[DumpRequest] | None = None
+            ) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array or `NEW` for pointers,
         number for scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -176,7 +178,9 @@ class Kernel:
         site reported once, counted; reads there see zeros, writes there are dropped)
         instead of raising ``OutOfBoundsError``. ``sources``: parameter name -> where its
         data came from (a file name), shown with the parameter in diagnostics. ``poison``:
-        the byte every on-chip buffer starts filled with (default 0)."""
+        the byte every on-chip buffer starts filled with (default 0). ``dumps``: buffers to
+        copy after given kernel lines (`interp.dump`); each request receives its bytes,
+        also when the run fails."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -218,7 +222,8 @@ class Kernel:
         checker = HazardChecker(self.locate, namer) if hazards else None
         timeline = Timeline(m.target, self.locate) if trace else None
         oplog = OpLog(op_log, self.locate, namer) if op_log is not None else None
-        parts = [o for o in (checker, timeline, oplog) if o is not None]
+        dumper = Dumper(dumps, m, self.locate) if dumps else None
+        parts = [o for o in (checker, timeline, oplog, dumper) if o is not None]
         observer = parts[0] if len(parts) == 1 else Observers(*parts) if parts else None
         log = warnings if warnings is not None else WarningLog(self.locate)
         start = time.perf_counter()

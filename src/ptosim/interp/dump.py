@@ -1,0 +1,114 @@
+"""``ptosim run --dump BUFFER@LINE``: a buffer's bytes as a numpy file, taken right after
+the op on a kernel line runs (the last time it runs, or its Nth run with ``#N``).
+
+BUFFER names raw memory: an on-chip buffer (``l1``, ``l0a``, ``l0b``, ``l0c``, ``bt``,
+``fb``, ``ub`` = AIV0's UB, ``ub1`` = AIV1's), optionally of another block (``block2.l1``),
+or a GM kernel parameter (``%c``). The file holds the bytes as ``uint8``; view them with
+``np.load(f).view(np.float16)`` and a layout (``ptosim layout``) to read tiles.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Operation
+
+from ..errors import PtoValueError
+
+_SPEC = re.compile(r"^(?:block(\d+)\.)?(%[\w.$-]+|ub1?|l1|l0a|l0b|l0c|bt|fb)@(\d+)(?:#(\d+))?$")
+
+
+@dataclass
+class DumpRequest:
+    text: str                # as the user wrote it
+    buffer: str              # "l1", "ub1", "%c" ...
+    block: int
+    line: int
+    nth: int | None          # 1-based run of the op to take; None: the last
+    seen: int = 0
+    data: np.ndarray | None = None
+
+    @property
+    def filename(self) -> str:
+        block = f"block{self.block}." if self.block else ""
+        which = f"-{self.nth}" if self.nth else ""
+        return f"dump-{block}{self.buffer.lstrip('%')}-L{self.line}{which}.npy"
+
+
+def parse_dump(text: str) -> DumpRequest:
+    m = _SPEC.match(text)
+    if m is None:
+        raise PtoValueError(f"--dump expects BUFFER@LINE[#N] with BUFFER one of l1 l0a l0b l0c "
+                            f"bt fb ub ub1 (optionally blockK.) or a GM parameter %name, got "
+                            f"{text!r}")
+    nth = int(m[4]) if m[4] else None
+    if nth == 0:
+        raise PtoValueError(f"--dump {text}: runs are counted from 1")
+    return DumpRequest(text, m[2], int(m[1] or 0), int(m[3]), nth)
+
+
+class Dumper:
+    """An executor observer that copies the requested buffers after their ops."""
+
+    def __init__(self, requests: list[DumpRequest], machine: Any,
+                 locate: Callable[[Operation], str | None]) -> None:
+        self.requests = requests
+        self.machine = machine
+        self.locate = locate
+        self._op: Operation | None = None
+
+    def _buffer(self, req: DumpRequest) -> np.ndarray:
+        m = self.machine
+        if req.buffer.startswith("%"):
+            for alloc in m._gm:
+                if alloc.name and alloc.name.split(" ")[0] == req.buffer:
+                    return alloc.data
+            raise PtoValueError(f"--dump {req.text}: no GM parameter {req.buffer}")
+        if req.block >= len(m.blocks):
+            raise PtoValueError(f"--dump {req.text}: block {req.block} does not exist "
+                                f"(block_dim = {len(m.blocks)})")
+        blk = m.blocks[req.block]
+        if req.buffer in ("ub", "ub1"):
+            return blk.ub[1 if req.buffer == "ub1" else 0]
+        return blk.cube[req.buffer]
+
+    def begin_op(self, core: Any, op: Operation, spec: Any, args: list[Any], pipe: str,
+                 kwargs: dict[str, Any] | None = None) -> None:
+        self._op = op
+
+    def end_op(self) -> None:
+        op, self._op = self._op, None
+        loc = self.locate(op) if op is not None else None
+        if not loc:
+            return
+        line = int(loc.rsplit(":", 2)[1])
+        for req in self.requests:
+            if req.line == line:
+                req.seen += 1
+                if req.nth is None or req.seen == req.nth:
+                    req.data = self._buffer(req).copy()
+
+    def write(self, folder: Path) -> list[str]:
+        """Save every dump taken; returns a line per request (file or why none)."""
+        lines = []
+        for req in self.requests:
+            if req.data is None:
+                why = "its op did not run" if req.seen == 0 else \
+                    f"its op ran {req.seen} time(s), not {req.nth}"
+                lines.append(f"dump {req.text}: nothing taken, {why} (micro and tile ops only)")
+                continue
+            path = folder / req.filename
+            np.save(path, req.data)
+            run = req.seen if req.nth is None else req.nth
+            lines.append(f"dump {req.text}: {req.data.size:,} bytes after run {run} of line "
+                         f"{req.line} in {path}")
+        return lines
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        # the other observer events (access, flags, semaphores) do not matter here
+        return lambda *args, **kwargs: None
