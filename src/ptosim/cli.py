@@ -56,7 +56,7 @@ def _load(args: argparse.Namespace) -> Any:
     path = Path(args.kernel)
     limit = getattr(args, "max_kernel_size", DEFAULT_MAX_KERNEL_SIZE)
     raw, _ = read_regular(path, limit or None, limit_flag="--max-kernel-size")
-    key = (raw, str(path), getattr(args, "entry", None))
+    key = (bytes(raw), str(path), getattr(args, "entry", None))
     if key in _KERNELS:
         return _KERNELS[key]
     try:
@@ -202,7 +202,7 @@ def _bind(kernel: Any, specs: list[str], max_arg_size: int | None = DEFAULT_MAX_
             if len(raw) % dt.size:
                 raise UsageError(f"{path} has {len(raw)} bytes, not a whole number of "
                                  f"{dt.name} elements ({dt.size} B) for {p.name}")
-            values[p.name] = np.frombuffer(raw, dtype=dt.np).copy()
+            values[p.name] = np.frombuffer(raw, dtype=dt.np)     # writable: no copy
             files[p.name] = path
         else:
             values[p.name] = text
@@ -246,7 +246,7 @@ def _run(args: argparse.Namespace) -> int:
                                 blas_threads=args.blas_threads, op_log=stream,
                                 gm_overrun=args.gm_overrun,
                                 sources={k: str(v) for k, v in files.items()},
-                                dumps=dumps)
+                                dumps=dumps, adopt=not args.initcheck)
     finally:
         if dumps:                           # also when the run failed: the state before it
             for line in _write_dumps(dumps, dump_dir):

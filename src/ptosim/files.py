@@ -63,9 +63,11 @@ def _kind(mode: int) -> str:
 
 
 def read_regular(path: Path, limit: int | None, *, what: str = "",
-                 limit_flag: str = "") -> tuple[bytes, tuple[int, int]]:
+                 limit_flag: str = "") -> tuple[bytearray, tuple[int, int]]:
     """The bytes of the regular file ``path`` (at most ``limit`` bytes; None: no cap) and its
-    identity ``(st_dev, st_ino)``. ``what`` (" for a") and ``limit_flag`` shape messages."""
+    identity ``(st_dev, st_ino)``. ``what`` (" for a") and ``limit_flag`` shape messages.
+    The bytes come in one writable buffer, read in place: a caller can make it an array
+    without copying it again."""
     # O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
@@ -81,18 +83,25 @@ def read_regular(path: Path, limit: int | None, *, what: str = "",
         if limit is not None and st.st_size > limit:
             raise FileUsageError(f"{path}{what} has {st.st_size:,} bytes, more than the limit "
                                  f"of {limit:,}{over}")
-        chunks, total = [], 0
+        data = bytearray(st.st_size)
+        view, total = memoryview(data), 0
+        while total < len(data):                # the size fstat gave, read in place
+            n = os.readv(fd, [view[total:total + (64 << 20)]])
+            if n == 0:                          # the file shrank while being read
+                break
+            total += n
+        view.release()
+        del data[total:]
         cap = limit + 1 if limit is not None else None   # one byte more shows growth
-        while cap is None or total < cap:
-            chunk = os.read(fd, 1 << 20 if cap is None else min(1 << 20, cap - total))
+        while cap is None or len(data) < cap:
+            chunk = os.read(fd, 1 << 20 if cap is None else min(1 << 20, cap - len(data)))
             if not chunk:
                 break
-            chunks.append(chunk)
-            total += len(chunk)
-        if limit is not None and total > limit:
+            data += chunk
+        if limit is not None and len(data) > limit:
             raise FileUsageError(f"{path}{what} grew beyond the limit of {limit:,} bytes while "
                                  f"being read{over}")
-        return b"".join(chunks), (st.st_dev, st.st_ino)
+        return data, (st.st_dev, st.st_ino)
     except OSError as err:
         raise FileUsageError(f"cannot read {path}{what}: {err.strerror or err}") from None
     finally:

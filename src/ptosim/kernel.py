@@ -113,7 +113,8 @@ class Kernel:
         return cls.from_bytes(Path(path).read_bytes(), str(path), entry)
 
     @classmethod
-    def from_bytes(cls, raw: bytes, path: str, entry: str | None = None) -> Kernel:
+    def from_bytes(cls, raw: bytes | bytearray, path: str, entry: str | None = None
+                   ) -> Kernel:
         """A kernel from the bytes of a `.pto` file (UTF-8), named ``path`` in diagnostics."""
         try:
             text = raw.decode("utf-8")
@@ -162,8 +163,8 @@ class Kernel:
             ctrl: int | None = None, force_block_dim: bool = False,
             blas_threads: int | None = None, op_log: TextIO | None = None,
             gm_overrun: str = "error", sources: Mapping[str, str] | None = None,
-            poison: int | None = None, dumps: list[DumpRequest] | None = None
-            ) -> RunResult:
+            poison: int | None = None, dumps: list[DumpRequest] | None = None,
+            adopt: bool = False) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array or `NEW` for pointers,
         number for scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -180,7 +181,9 @@ class Kernel:
         data came from (a file name), shown with the parameter in diagnostics. ``poison``:
         the byte every on-chip buffer starts filled with (default 0). ``dumps``: buffers to
         copy after given kernel lines (`interp.dump`); each request receives its bytes,
-        also when the run fails."""
+        also when the run fails. ``adopt``: the pointer arguments' arrays (C-contiguous,
+        writable, of the element type) become GM itself and the outputs are views of them:
+        no copies, but the kernel writes into your arrays."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -209,8 +212,8 @@ class Kernel:
                 if arr.dtype.itemsize != dt.size or arr.dtype.kind != dt.np.kind:
                     raise UsageError(f"parameter {p.name} points to {dt.name} but the array "
                                      f"holds {arr.dtype}")
-                values[p.index] = m.gm(arr.view(np.uint8).reshape(-1),
-                                       name=label(p)).cast(dt)
+                values[p.index] = m.gm(arr.view(np.uint8).reshape(-1), name=label(p),
+                                       adopt=adopt and arr is v).cast(dt)
             elif v is NEW:
                 raise UsageError(f"parameter {p.name} is a scalar; NEW is for GM pointers")
             else:
@@ -237,6 +240,8 @@ class Kernel:
         for p, ptr in zip(self.params, values):
             if p.is_pointer and bound[p.index] is NEW:
                 outs[p.name] = m.gm_new_bytes(ptr).view(ptr.dtype.np)
+            elif p.is_pointer and adopt and m.gm_shares(ptr, bound[p.index]):
+                outs[p.name] = bound[p.index]           # GM is the caller's array
             elif p.is_pointer:
                 nbytes = np.asarray(bound[p.index]).nbytes
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(

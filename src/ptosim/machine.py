@@ -169,10 +169,12 @@ class MachineState:
 
     # --- allocation and pointers -----------------------------------------------------
     def gm(self, array: np.ndarray | list | tuple, dtype: str | DType | None = None, *,
-           name: str | None = None) -> Ptr:
+           name: str | None = None, adopt: bool = False) -> Ptr:
         """Copy an array into a new GM allocation; the pointer is typed by the array's
         dtype, or by ``dtype`` (values are then converted as `write` does). ``name``
-        labels the allocation in diagnostics."""
+        labels the allocation in diagnostics. ``adopt``: a C-contiguous, writable array of
+        the element's carrier type becomes the allocation itself (no copy; the kernel's
+        writes land in it), so GM is held once; other arrays are copied."""
         if name is not None and not isinstance(name, str):
             raise PtoTypeError(f"gm: name must be a string, got {name!r}")
         arr = np.ascontiguousarray(array)
@@ -180,11 +182,25 @@ class MachineState:
         self.require_dtype(dt)
         if dtype is not None and arr.dtype != dt.np:
             arr = _as_carrier(arr, dt)
+        if adopt is True and arr is array and arr.flags.writeable and arr.nbytes \
+                and self._gm_overrun == "error":
+            ptr = self._allocate(0, dt)
+            alloc = self._gm[-1]
+            alloc.data = arr.reshape(-1).view(np.uint8)
+            alloc.name = name
+            self._gm_next = ptr.offset + -(-arr.nbytes // GM_ALIGN) * GM_ALIGN + GM_GUARD
+            return ptr
         ptr = self._allocate(arr.nbytes, dt)
         if arr.nbytes:
             self._gm[-1].data[:] = arr.reshape(-1).view(np.uint8)
         self._gm[-1].name = name
         return ptr
+
+    def gm_shares(self, ptr: Ptr, array: object) -> bool:
+        """True when the GM allocation at ``ptr`` is ``array``'s memory (see ``adopt``)."""
+        i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
+        return i >= 0 and isinstance(array, np.ndarray) and \
+            np.shares_memory(self._gm[i].data, array)
 
     def gm_new(self, dtype: str | DType, *, reach: int = 1 << 30,
                name: str | None = None) -> Ptr:
