@@ -88,3 +88,28 @@ def test_trace_picture(tmp_path, capsys):
         assert bar_pixels[pipe] > 500, pipe            # a bar, not only a legend swatch
     assert bar_pixels["PIPE_V"] < 500                  # legend only: no vector-pipe ops
     assert main(["trace", str(tmp_path / "missing.json"), "-o", str(png)]) == 2
+
+
+def test_utilisation_is_printed_and_hazards_are_marked(tmp_path, capsys):
+    text = "\n".join(line for line in SPLIT.read_text().splitlines()
+                     if 'PIPE_MTE2", "PIPE_MTE1"' not in line)   # MTE2 -> MTE1 flags gone
+    kernel = tmp_path / "racy.pto"
+    kernel.write_text(text)
+    args = []
+    for name, arr in (("a", np.ones((40, 50), np.float16)), ("b", np.ones((50, 64), np.float16)),
+                      ("c", np.zeros((40, 64), np.float32))):
+        arr.tofile(tmp_path / f"{name}.bin")
+        args += ["--arg", f"{name}={tmp_path / f'{name}.bin'}"]
+    out = tmp_path / "trace.json"
+    assert main(["run", str(kernel), *args, "--trace", str(out)]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("timeline: ") and " us; pipes busy: block0.aic MTE2 " in line
+    shares = [int(part.rsplit(" ", 1)[1].rstrip("%")) for part in line.split(": ", 2)[2]
+              .split(", ")]
+    assert shares == sorted(shares, reverse=True) and 0 < shares[-1] <= shares[0] <= 100
+    trace = json.loads(out.read_text())
+    jsonschema.validate(trace, SCHEMA)
+    marks = [e for e in trace["traceEvents"] if e.get("cat") == "hazard"]
+    assert {e["name"] for e in marks} == {"RAW hazard"} and len(marks) == 2
+    starts = {e["ts"] for e in slices(trace, "pto.mte_l1_l0a") + slices(trace, "pto.mte_l1_l0b")}
+    assert {e["ts"] for e in marks} <= starts and all("loc" in e["args"] for e in marks)

@@ -282,14 +282,20 @@ def _run(args: argparse.Namespace) -> int:
         for name, data in result.outputs.items()]
     if args.trace is not None:
         import json
-        items.append((dests["--trace"], json.dumps(result.timeline.trace(), indent=1)
-                      .encode("utf-8")))
+        items.append((dests["--trace"], json.dumps(result.timeline.trace(result.findings),
+                                                   indent=1).encode("utf-8")))
     write_all(items, before_rename=_pause_before_rename, renaming=_SIGNALS.deferred)
     written = [str(d.path if args.out_dir else files[d.label]) +
                (f" (new, {data.size:,} bytes)" if d.label in created else "")
                for d, data in items if d.label != "--trace"]
     traced = f"; trace in {args.trace}" if args.trace is not None else ""
     print(printable(f"{head}wrote {', '.join(written) or 'nothing'}{traced}"))
+    if args.trace is not None:
+        rows = result.timeline.utilisation()
+        busy = ", ".join(f"{c} {p} {f:.0%}" for c, p, _, f in rows[:8])
+        more = f" (+{len(rows) - 8} more)" if len(rows) > 8 else ""
+        end = result.timeline.trace()["otherData"]["end_us"]
+        print(printable(f"timeline: {end:.2f} us; pipes busy: {busy or 'none'}{more}"))
     code = _report_comparisons(goldens, result.outputs, args)
     if args.initcheck:
         code = max(code, _initcheck(kernel, values, args, result.outputs))

@@ -59,6 +59,7 @@ class Finding:
     count: int = 1
     related: str | None = None      # the other op of the pair, for a ``note:`` line
     related_note: str = ""
+    op: Any = None                  # the later op (the timeline marks it)
 
     def render(self, severity: str = "warning") -> str:
         return render(self.loc, severity, self.message, self.count)
@@ -186,7 +187,7 @@ class HazardChecker:
         self.findings[key] = Finding(
             kind, message, self.locate(new.op), related=self.locate(old.op),
             related_note=f"the {'read' if old.kind == 'R' else 'write'} it races with: "
-                         f"{old.op.name} on {old.core} PIPE_{old.pipe}")
+                         f"{old.op.name} on {old.core} PIPE_{old.pipe}", op=new.op)
 
     def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
         tid = self._thread(core, pipe_name(src))

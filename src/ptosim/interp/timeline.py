@@ -54,6 +54,7 @@ class Timeline:
     _sems: dict[tuple, list[tuple[float, Core, str]]] = field(default_factory=dict)
     _op: tuple | None = None
     _bytes: dict[str, int] = field(default_factory=dict)
+    _slice_of: dict[int, _Slice] = field(default_factory=dict)   # id(op) -> its last slice
 
     def __post_init__(self) -> None:
         self.profile: Target = get_target(self.target)
@@ -85,6 +86,7 @@ class Timeline:
         self.slices.append(_Slice(op.name, core, pipe, start, dur,
                                   {"loc": self.locate(op) or "?", "bytes": nbytes,
                                    **({"flops": flops} if flops else {})}))
+        self._slice_of[id(op)] = self.slices[-1]
         self._op = None
 
     def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
@@ -130,8 +132,18 @@ class Timeline:
         return []
 
     # --- output --------------------------------------------------------------------------
-    def trace(self) -> dict[str, Any]:
-        """The Chrome / Perfetto JSON trace (timestamps in microseconds)."""
+    def utilisation(self) -> list[tuple[str, str, float, float]]:
+        """(core, pipe, busy ns, busy / whole run) per track, busiest first."""
+        end = max((s.start + s.dur for s in self.slices), default=0.0)
+        busy: dict[tuple[str, str], float] = {}
+        for s in self.slices:
+            busy[(s.core.name, s.pipe)] = busy.get((s.core.name, s.pipe), 0.0) + s.dur
+        rows = [(c, p, t, t / end if end else 0.0) for (c, p), t in busy.items()]
+        return sorted(rows, key=lambda r: -r[2])
+
+    def trace(self, findings: list[Any] | None = None) -> dict[str, Any]:
+        """The Chrome / Perfetto JSON trace (timestamps in microseconds); hazard
+        ``findings`` become instant events on the later op's slice."""
         pids = {name: i for i, name in enumerate(self.cores)}
         order = {p: i for i, p in enumerate(("S", "MTE2", "MTE1", "M", "FIX", "V", "MTE3"))}
         events: list[dict[str, Any]] = []
@@ -153,6 +165,13 @@ class Timeline:
                            "pid": pids[c1.name], "tid": order.get(p1, 9)})
             events.append({"name": label, "cat": "sync", "ph": "f", "bp": "e", "id": i,
                            "ts": t2 / 1000, "pid": pids[c2.name], "tid": order.get(p2, 9)})
+        for f in findings or []:
+            hit = self._slice_of.get(id(getattr(f, "op", None)))
+            if hit is not None:
+                events.append({"name": f"{f.kind} hazard", "cat": "hazard", "ph": "i",
+                               "s": "t", "ts": hit.start / 1000, "pid": pids[hit.core.name],
+                               "tid": order.get(hit.pipe, 9),
+                               "args": {"message": f.message, "loc": f.loc or "?"}})
         end = max((s.start + s.dur for s in self.slices), default=0.0)
         return {"traceEvents": events, "displayTimeUnit": "ns",
                 "otherData": {"tool": "ptosim", "target": self.profile.name,
