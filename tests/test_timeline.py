@@ -113,3 +113,27 @@ def test_utilisation_is_printed_and_hazards_are_marked(tmp_path, capsys):
     assert {e["name"] for e in marks} == {"RAW hazard"} and len(marks) == 2
     starts = {e["ts"] for e in slices(trace, "pto.mte_l1_l0a") + slices(trace, "pto.mte_l1_l0b")}
     assert {e["ts"] for e in marks} <= starts and all("loc" in e["args"] for e in marks)
+
+
+def test_trace_picture_window_and_thinned_arrows(tmp_path, capsys):
+    import ptosim.timeline_plot as plot
+    trace = traced_split(tmp_path)
+    (tmp_path / "t.json").write_text(json.dumps(trace))
+    png = tmp_path / "w.png"
+    flows = sum(1 for e in trace["traceEvents"] if e.get("ph") == "f")
+    capsys.readouterr()
+    assert main(["trace", str(tmp_path / "t.json"), "-o", str(png)]) == 0
+    assert capsys.readouterr().out == f"wrote {png} ({flows} flag / semaphore arrow(s))\n"
+    end = trace["otherData"]["end_us"]
+    assert main(["trace", str(tmp_path / "t.json"), "-o", str(png), "--window",
+                 f"{end * 2}:{end * 3}"]) == 0                  # after the run: none
+    assert capsys.readouterr().out == f"wrote {png} (0 flag / semaphore arrow(s))\n"
+    old = plot.MAX_ARROWS
+    try:
+        plot.MAX_ARROWS = 2
+        assert plot.render_trace(trace, str(png)) == 2
+    finally:
+        plot.MAX_ARROWS = old
+    for bad in ("5", "3:1", "a:b"):
+        assert main(["trace", str(tmp_path / "t.json"), "-o", str(png), "--window", bad]) == 2
+        assert "--window" in capsys.readouterr().err

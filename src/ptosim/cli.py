@@ -628,8 +628,18 @@ def _trace(args: argparse.Namespace) -> int:
         data = json.loads(raw.decode("utf-8"))
     except ValueError as err:
         raise UsageError(f"cannot read trace {args.trace_file}: {err}") from None
-    render_trace(data, args.output)
-    print(f"wrote {args.output}")
+    window = None
+    if args.window is not None:
+        a, sep, b = args.window.partition(":")
+        try:
+            window = (float(a), float(b))
+        except ValueError:
+            raise UsageError(f"--window expects START:END in microseconds, got "
+                             f"{args.window!r}") from None
+        if not sep or not window[0] < window[1]:
+            raise UsageError(f"--window START:END needs START < END, got {args.window!r}")
+    arrows = render_trace(data, args.output, window)
+    print(f"wrote {args.output} ({arrows} flag / semaphore arrow(s))")
     return 0
 
 
@@ -837,6 +847,8 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("trace_file", metavar="TRACE.json")
     trace.add_argument("-o", "--output", metavar="OUT.png", required=True,
                        help="picture to write (.png or .svg)")
+    trace.add_argument("--window", metavar="START:END",
+                       help="draw only this time window, in microseconds (e.g. 0:5.5)")
     trace.set_defaults(func=_trace)
     check = sub.add_parser("check", help="parse and verify a .pto kernel without running it")
     check.add_argument("kernel", metavar="KERNEL.pto")
