@@ -75,8 +75,10 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "require_dtype": ([ptosim.dtype("f16")], {}),
         "region": ([src, 16], {"access": "R", "op": "x", "operand": "y"}),
         **{name: ([256, 256], {}) for name in (
-            "set_loop_size_outtoub", "set_loop1_stride_outtoub", "set_loop2_stride_outtoub",
-            "set_loop_size_ubtoout", "set_loop1_stride_ubtoout", "set_loop2_stride_ubtoout")},
+            "set_loop1_stride_outtoub", "set_loop2_stride_outtoub",
+            "set_loop1_stride_ubtoout", "set_loop2_stride_ubtoout")},
+        # loop counts of 1: the register-level copies below read them
+        **{name: ([1, 1], {}) for name in ("set_loop_size_outtoub", "set_loop_size_ubtoout")},
         "mte_gm_ub": ([src, ub, 0, 100], {"nburst": (40, 100, 128), "pad": (0.0,),
                                           "loop": [(1, 0, 0)]}),
         "mte_ub_gm": ([ub, out16, 100], {"nburst": (40, 128, 100)}),
@@ -86,6 +88,15 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "mte_l1_ub": ([l1, ub, 4], {"nburst": (10, 0, 0)}),
         "mte_gm_l1_frac": ([src, l1, "nd2nz"], {"shape": (40, 50), "src_layout": (100,),
                                                 "dst_group": (1, 1, 48, 0), "ctrl": (0, False)}),
+        # register-level forms (ptosim.ops.legacy)
+        "copy_gm_to_ubuf": ([src, ub, 0, 40, 100, 0, 0, False, 0, 100, 128], {}),
+        "copy_ubuf_to_gm": ([ub, out16, 0, 40, 100, 0, 100, 128], {}),
+        "copy_ubuf_to_ubuf": ([ub, ub + 64 * 40, 0, 10, 4, 0, 0], {}),
+        "copy_ubuf_to_cbuf": ([ub, l1, 0, 10, 4, 0, 0], {}),
+        "copy_cbuf_to_ubuf": ([l1, ub, 1, 10, 4, 0, 0], {}),
+        "copy_gm_to_cbuf": ([src, l1, 40, 100, 100, 128], {}),
+        "load_cbuf_to_ca": ([l1, l0a, 0, 0, 3, 4, 3, 3], {"transpose": False}),
+        "load_cbuf_to_cb": ([l1, l0b, 0, 0, 3, 4, 3, 3], {}),
         "mte_l1_l0a": ([l1, l0a, 40, 50], {"transpose": False}),
         "mte_l1_l0b": ([l1, l0b, 50, 40], {"transpose": True}),
         "mte_l1_bt": ([m.ptr("l1", "f32", 0), m.ptr("bt", "f32", 0), 2], {"nburst": (1, 0, 0)}),
