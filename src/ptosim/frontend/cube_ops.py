@@ -91,7 +91,7 @@ class MteL1L0bOp(_L1ToL0):
 
 @irdl_op_definition
 class MteL1L0aMxOp(_L1ToL0):
-    """MX scale staging; ptosim does not implement it yet (the Machine says so)."""
+    """MX scale staging into the ScaleLeft / ScaleRight buffer (`ptosim.ops.cube`)."""
 
     name = "pto.mte_l1_l0a_mx"
     DIMS: ClassVar[tuple[str, str]] = ("m", "k")
@@ -99,7 +99,7 @@ class MteL1L0aMxOp(_L1ToL0):
 
 @irdl_op_definition
 class MteL1L0bMxOp(_L1ToL0):
-    """MX scale staging; ptosim does not implement it yet (the Machine says so)."""
+    """MX scale staging into the ScaleLeft / ScaleRight buffer (`ptosim.ops.cube`)."""
 
     name = "pto.mte_l1_l0b_mx"
     DIMS: ClassVar[tuple[str, str]] = ("k", "n")
@@ -230,21 +230,21 @@ class MadBiasOp(_Mad):
 
 @irdl_op_definition
 class MadMxOp(_Mad):
-    """MX matmul; ptosim does not implement it yet (the Machine says so)."""
+    """MX matmul (`ptosim.ops.mad`)."""
 
     name = "pto.mad_mx"
 
 
 @irdl_op_definition
 class MadMxAccOp(_Mad):
-    """MX matmul-accumulate; not implemented by ptosim yet."""
+    """MX matmul-accumulate."""
 
     name = "pto.mad_mx_acc"
 
 
 @irdl_op_definition
 class MadMxBiasOp(_Mad):
-    """MX matmul with bias; not implemented by ptosim yet."""
+    """MX matmul with bias."""
 
     name = "pto.mad_mx_bias"
     HAS_BIAS: ClassVar[bool] = True

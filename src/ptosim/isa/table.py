@@ -79,15 +79,15 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _micro("mte_l1_l0b", "MTE1", "cube"),
     _micro("mte_l1_bt", "MTE1", "cube"),
     _micro("mte_l1_fb", "FIX", "cube"),
-    _micro("mte_l1_l0a_mx", "MTE1", "cube", A5, implemented=False),
-    _micro("mte_l1_l0b_mx", "MTE1", "cube", A5, implemented=False),
+    _micro("mte_l1_l0a_mx", "MTE1", "cube", A5),
+    _micro("mte_l1_l0b_mx", "MTE1", "cube", A5),
     # MAD
     _micro("mad", "M", "cube", work=_mad_work),
     _micro("mad_acc", "M", "cube", work=_mad_work),
     _micro("mad_bias", "M", "cube", work=_mad_work),
-    _micro("mad_mx", "M", "cube", A5, implemented=False),
-    _micro("mad_mx_acc", "M", "cube", A5, implemented=False),
-    _micro("mad_mx_bias", "M", "cube", A5, implemented=False),
+    _micro("mad_mx", "M", "cube", A5, work=_mad_work),
+    _micro("mad_mx_acc", "M", "cube", A5, work=_mad_work),
+    _micro("mad_mx_bias", "M", "cube", A5, work=_mad_work),
     # FIXPIPE
     _micro("mte_l0c_gm", "FIX", "cube"),
     _micro("mte_l0c_l1", "FIX", "cube"),
@@ -109,6 +109,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     # synchronisation: events of the hazard checker and the timeline; no Python face yet
     _other("set_flag", "sync", method="set_flag", implemented=False),
     _other("wait_flag", "sync", method="wait_flag", implemented=False),
+    _other("set_flag_dyn", "sync"), _other("wait_flag_dyn", "sync"),
     _other("barrier", "sync", method="barrier", implemented=False),
     _other("pipe_barrier", "sync", method="pipe_barrier", implemented=False),
     _other("sync.set", "sync"), _other("sync.wait", "sync"),

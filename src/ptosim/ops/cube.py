@@ -14,13 +14,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..dtypes import DType
-from ..errors import DtypeError, warn
+from ..dtypes import DType, dtype
+from ..errors import DtypeError, VerifyError, warn
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, clause, field, require_op, strided
 
 MNK_BITS = 12  # m, n, k fields of the cube ops: 1..4095
+E8M0 = dtype("f8E8M0FNU")     # MX scales: one e8m0 byte per 32 consecutive K elements
 
 
 def align(x: int, a: int) -> int:
@@ -37,6 +38,22 @@ def l0a_layout(name: str, m: int, k: int, dt: DType) -> Layout:
 def l0b_layout(k: int, n: int, dt: DType) -> Layout:
     """L0B image of a k x n right operand: ZN with C0 x 16 boxes."""
     return tile_layout("ZN", align(k, dt.c0), align(n, 16), dt)
+
+
+def mx_scale_ptr(data: Ptr) -> Ptr:
+    """Where the cube keeps the MX scales of the operand at ``data`` (an L0A / L0B
+    pointer): the ScaleLeft / ScaleRight buffer at the data address >> 4."""
+    return Ptr(f"{data.space}_mx", E8M0, data.offset >> 4, data.sub, data.block)
+
+
+@lru_cache(maxsize=256)
+def mx_scale_layout(space: str, rows: int, k: int) -> Layout:
+    """The scales of an operand with ``rows`` rows (m for L0A, n for L0B) and K = ``k``:
+    ScaleLeft is align16(m) x k/32 in ZZ-32 (16 x 2 byte boxes), ScaleRight k/32 x
+    align16(n) in NN-32 (2 x 16 boxes) - the tile level's ScaleLeft / ScaleRight tiles."""
+    if space == "l0a":
+        return tile_layout("ZZ", align(rows, 16), k // 32, E8M0, fractal=32)
+    return tile_layout("NN", k // 32, align(rows, 16), E8M0, fractal=32)
 
 
 @lru_cache(maxsize=256)
@@ -111,6 +128,37 @@ class CubeMoveOps(MachineState):
         # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1 NZ
         # image of B (``transpose``) is the transposed NZ form of B^T.
         self._stage(op, s, d, dt, dst_lay, transpose, transposed_dst=True)
+
+    def mte_l1_l0a_mx(self, src: Ptr, dst: Ptr, m: int, k: int) -> None:
+        """MX scales of the L0A operand at ``dst``: the ZZ-32 image of an align16(m) x k/32
+        e8m0 matrix, copied from L1 into ScaleLeft at ``dst``'s address >> 4."""
+        self._mx_scales("mte_l1_l0a_mx", src, dst, "l0a", ("m", m), k)
+
+    def mte_l1_l0b_mx(self, src: Ptr, dst: Ptr, k: int, n: int) -> None:
+        """MX scales of the L0B operand at ``dst``: the NN-32 image of a k/32 x align16(n)
+        e8m0 matrix, copied from L1 into ScaleRight at ``dst``'s address >> 4."""
+        self._mx_scales("mte_l1_l0b_mx", src, dst, "l0b", ("n", n), k)
+
+    def _mx_scales(self, op: str, src: object, dst: object, space: str,
+                   rows: tuple[str, object], k: object) -> None:
+        require_op(self, op)
+        r = field(op, rows[0], rows[1], MNK_BITS, 1)
+        kv = field(op, "k", k, MNK_BITS, 1)
+        s = check_ptr(op, "src", src, "l1")
+        d = check_ptr(op, "dst", dst, space)
+        if kv % 64:
+            raise VerifyError(f"k = {kv} must be a multiple of 64: scales move in pairs of "
+                              f"32-element K groups", op=op, operand="k")
+        if s.dtype.size != 1:
+            raise DtypeError(f"scales are e8m0 bytes: src needs a 1-byte element type, got "
+                             f"{s.dtype.name}", op=op, operand="src")
+        check_aligned(op, "src", s)
+        check_aligned(op, "dst", d, self.target.l0_align)
+        # L1 holds the scale tile in the same boxed layout, so the bytes move unchanged
+        nbytes = mx_scale_layout(space, r, kv).span
+        sb, so = self._region(s, nbytes, access="R", op=op, operand="src")
+        db, do = self._region(mx_scale_ptr(d), nbytes, access="W", op=op, operand="dst")
+        db[do:do + nbytes] = sb[so:so + nbytes]
 
     def _stage(self, op: str, s: Ptr, d: Ptr, dt: DType, dst_lay: Layout, transpose: object,
                transposed_dst: bool = False) -> None:
