@@ -278,3 +278,52 @@ def test_each_row_is_a_machine_method_and_a_text_op():
     for row in ROWS:
         assert REGISTRY[row.name] is row and row.syntax == "operands"
         assert callable(getattr(ptosim.Machine, row.name)) and row.mnemonic in names
+
+
+# --- the 6-operand mte_l1_l0a / mte_l1_l0b -----------------------------------------------------
+@pytest.mark.parametrize("micro, load, space, dims", [
+    ("mte_l1_l0a", "load_cbuf_to_ca", "l0a", (40, 50)),
+    ("mte_l1_l0b", "load_cbuf_to_cb", "l0b", (50, 40))])
+def test_start_offsets_are_the_register_level_starts(micro, load, space, dims):
+    """start_row / start_col go into m_start / k_start unchanged (PTOAS ExpandLeftLoad /
+    ExpandRightLoad), steps and strides derived from the shape; zero starts are the
+    4-operand op."""
+    k = dims[1] if space == "l0a" else dims[0]
+    fields = (1, 2, 3, -(-k * 2 // 32), 3, 3)     # rows 40 -> 3 fractals of 16
+    l1 = (np.arange(65536) % 249).astype(np.uint8)
+    a, b, c, d = fresh(), fresh(), fresh(), fresh()
+    for mm in (a, b, c, d):
+        mm.write(mm.ptr("l1", "ui8", 0), l1)
+    getattr(a, micro)(a.ptr("l1", "f16", 0), a.ptr(space, "f16", 0), *dims, 1, 2)
+    getattr(b, load)(b.ptr("l1", "f16", 0), b.ptr(space, "f16", 0), *fields)
+    same_buffers(a, b, [(a.ptr(space, "ui8", 0), 16384)])
+    np.testing.assert_array_equal(
+        a.read(a.ptr(space, "ui8", 0), 16384),
+        fractal_golden(l1, np.full(16384, 0xCD, np.uint8), fields)[:16384])
+    getattr(c, micro)(c.ptr("l1", "f16", 0), c.ptr(space, "f16", 0), *dims, 0, 0)
+    getattr(d, micro)(d.ptr("l1", "f16", 0), d.ptr(space, "f16", 0), *dims)
+    same_buffers(c, d, [(c.ptr(space, "ui8", 0), 16384)])
+
+
+def test_start_offsets_rules_and_text():
+    m = fresh()
+    with pytest.raises(ptosim.NotImplementedOpError, match=r"^mte_l1_l0b: start_row / "
+                       r"start_col with transpose"):
+        m.mte_l1_l0b(m.ptr("l1", "f16", 0), m.ptr("l0b", "f16", 0), 32, 32, 1, 0,
+                     transpose=True)
+    with pytest.raises(ptosim.FieldRangeError, match=r"^mte_l1_l0a: start_col = -1"):
+        m.mte_l1_l0a(m.ptr("l1", "f16", 0), m.ptr("l0a", "f16", 0), 32, 32, 0, -1)
+    text = _kernel("pto.mte_l1_l0a %l1, %l0a, %c0, %c0, %c0, %c0",
+                   "!pto.ptr<f16, l1>, !pto.ptr<f16, l0a>, i64, i64, i64, i64")
+    printed = print_module(parse_module(text, "k.pto"))
+    assert "pto.mte_l1_l0a %l1, %l0a, %c0, %c0, %c0, %c0 : " in printed
+    with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:8:\d+: .*4 operands but 6 types|"
+                       r"more types than operands"):
+        parse_module(_kernel("pto.mte_l1_l0a_mx %l1, %l0a, %c0, %c0",
+                             "!pto.ptr<f16, l1>, !pto.ptr<f16, l0a>, i64, i64, i64, i64"),
+                     "k.pto")
+    with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:7:\d+: .*Expected ':' before the "
+                       r"type list of pto.mte_l1_l0a_mx"):
+        parse_module(_kernel("pto.mte_l1_l0a_mx %l1, %l0a, %c0, %c0, %c0, %c0",
+                             "!pto.ptr<f16, l1>, !pto.ptr<f16, l0a>, i64, i64, i64, i64"),
+                     "k.pto")

@@ -15,12 +15,14 @@ from functools import lru_cache
 import numpy as np
 
 from ..dtypes import DType, dtype
-from ..errors import DtypeError, VerifyError, warn
+from ..errors import DtypeError, NotImplementedOpError, VerifyError, warn
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, clause, field, require_op, strided
 
 MNK_BITS = 12  # m, n, k fields of the cube ops: 1..4095
+FRACTAL = 512  # one 16 x C0 fractal of L1 / L0A / L0B, in bytes
+_FRAC = np.dtype((np.void, FRACTAL))
 E8M0 = dtype("f8E8M0FNU")     # MX scales: one e8m0 byte per 32 consecutive K elements
 
 
@@ -98,11 +100,58 @@ class CubeMoveOps(MachineState):
                              operand="transpose")
         return s, d, d.dtype
 
-    def mte_l1_l0a(self, src: Ptr, dst: Ptr, m: int, k: int, *, transpose: bool = False) -> None:
-        """L1 NZ image of A (or of A^T with ``transpose``) -> L0A fractals of A (m x k)."""
+    def _copy_fractals(self, op: str, space: str, s: Ptr, d: Ptr,
+                       fields: tuple[int, int, int, int, int, int]) -> None:
+        """The register-level L1 -> L0 load (load_cbuf_to_ca / _cb): for kb < k_step and
+        mb < m_step the 512 B fractal ``(k_start + kb) * src_stride + m_start + mb`` of src
+        goes to fractal ``kb * dst_stride + mb`` of dst: K blocks outer, as in an NZ L1
+        image, an NZ L0A (a5) and a ZN L0B."""
+        ms, ks, mstep, kstep, ss, ds = fields
+        if space == "l0a" and self.target.l0a_layout != "NZ":
+            raise NotImplementedOpError(f"the fractal order of the register-level load into "
+                                        f"a {self.target.l0a_layout} L0A (target "
+                                        f"{self.target.name}) is not documented; use "
+                                        f"mte_l1_l0a without start offsets", op=op)
+        if kstep > 1 and ds < mstep:
+            raise VerifyError(f"dst_stride = {ds} fractals is less than m_step = {mstep}: the "
+                              f"K blocks would overwrite each other", op=op,
+                              operand="dst_stride")
+        first = (ks * ss + ms) * FRACTAL
+        sb, so = self._region(s, first + ((kstep - 1) * ss + mstep) * FRACTAL, access="R",
+                              op=op, operand="src")
+        db, do = self._region(d, ((kstep - 1) * ds + mstep) * FRACTAL, access="W", op=op,
+                              operand="dst")
+        strided(db, do, [(kstep, ds * FRACTAL), (mstep, FRACTAL)], (), (), _FRAC)[...] = \
+            strided(sb, so + first, [(kstep, ss * FRACTAL), (mstep, FRACTAL)], (), (), _FRAC)
+
+    def _with_starts(self, op: str, space: str, src: object, dst: object, rows: int, k: int,
+                     starts: tuple[object, object], transpose: object) -> bool:
+        """The 6-operand form (PTOAS): start_row / start_col go unchanged into the
+        register-level load's m_start / k_start (fractal units), with the steps and strides
+        the lowering derives from (rows, k). True when it ran (non-zero starts)."""
+        sr = field(op, "start_row", starts[0], 16)
+        sc = field(op, "start_col", starts[1], 16)
+        if sr == sc == 0:
+            return False
+        s, d, dt = self._l1_to_l0(op, src, dst, space, (), transpose)  # type: ignore[arg-type]
+        if transpose:
+            raise NotImplementedOpError("start_row / start_col with transpose are not "
+                                        "modelled (only constant-0 starts)", op=op)
+        steps = -(-rows // 16)
+        self._copy_fractals(op, space, s, d,
+                            (sr, sc, steps, -(-k * dt.size // 32), steps, steps))
+        return True
+
+    def mte_l1_l0a(self, src: Ptr, dst: Ptr, m: int, k: int, start_row: int = 0,
+                   start_col: int = 0, *, transpose: bool = False) -> None:
+        """L1 NZ image of A (or of A^T with ``transpose``) -> L0A fractals of A (m x k).
+        ``start_row`` / ``start_col`` (PTOAS's 6-operand form) count 16-row fractals and
+        C0 column blocks of the L1 image."""
         op = "mte_l1_l0a"
         m = field(op, "m", m, MNK_BITS, 1)
         k = field(op, "k", k, MNK_BITS, 1)
+        if self._with_starts(op, "l0a", src, dst, m, k, (start_row, start_col), transpose):
+            return
         s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
         if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
             t = max(16, dt.c0)
@@ -113,11 +162,16 @@ class CubeMoveOps(MachineState):
             dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
         self._stage(op, s, d, dt, dst_lay, transpose)
 
-    def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, *, transpose: bool = False) -> None:
-        """L1 ZN image of B, or with ``transpose`` the NZ image of B -> L0B fractals of B."""
+    def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, start_row: int = 0,
+                   start_col: int = 0, *, transpose: bool = False) -> None:
+        """L1 ZN image of B, or with ``transpose`` the NZ image of B -> L0B fractals of B.
+        ``start_row`` / ``start_col`` (6-operand form) count 16-column blocks of N and C0
+        blocks of K, as the lowering passes them to load_cbuf_to_cb."""
         op = "mte_l1_l0b"
         k = field(op, "k", k, MNK_BITS, 1)
         n = field(op, "n", n, MNK_BITS, 1)
+        if self._with_starts(op, "l0b", src, dst, n, k, (start_row, start_col), transpose):
+            return
         s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
         if transpose:
             t = max(16, dt.c0)

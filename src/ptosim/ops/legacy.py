@@ -24,13 +24,11 @@ import numpy as np
 
 from ..errors import NotImplementedOpError, VerifyError
 from ..machine import MachineState, Ptr
-from .common import check_ptr, field, require_op, strided
+from .common import check_ptr, field, require_op
 from .cube import CubeMoveOps
 from .dma import DmaOps
 
 _SID_BITS = 4            # sid [3:0] of every MTE config word
-_FRACTAL = 512           # one 16 x C0 fractal of L1 / L0A / L0B, in bytes
-_FRAC = np.dtype((np.void, _FRACTAL))
 
 
 class LegacyOps(DmaOps, CubeMoveOps, MachineState):
@@ -167,22 +165,7 @@ class LegacyOps(DmaOps, CubeMoveOps, MachineState):
         if transpose:
             self._load_transposed(op, space, s, d, (ms, ks, mstep, kstep, ss, ds))
             return
-        if space == "l0a" and self.target.l0a_layout != "NZ":
-            raise NotImplementedOpError(f"the fractal order of the register-level load into "
-                                        f"a {self.target.l0a_layout} L0A (target "
-                                        f"{self.target.name}) is not documented; use "
-                                        f"mte_l1_l0a", op=op)
-        if kstep > 1 and ds < mstep:
-            raise VerifyError(f"dst_stride = {ds} fractals is less than m_step = {mstep}: the "
-                              f"K blocks would overwrite each other", op=op,
-                              operand="dst_stride")
-        first = (ks * ss + ms) * _FRACTAL
-        sb, so = self._region(s, first + ((kstep - 1) * ss + mstep) * _FRACTAL, access="R",
-                              op=op, operand="src")
-        db, do = self._region(d, ((kstep - 1) * ds + mstep) * _FRACTAL, access="W", op=op,
-                              operand="dst")
-        strided(db, do, [(kstep, ds * _FRACTAL), (mstep, _FRACTAL)], (), (), _FRAC)[...] = \
-            strided(sb, so + first, [(kstep, ss * _FRACTAL), (mstep, _FRACTAL)], (), (), _FRAC)
+        self._copy_fractals(op, space, s, d, (ms, ks, mstep, kstep, ss, ds))
 
     def _load_transposed(self, op: str, space: str, s: Ptr, d: Ptr,
                          fields: tuple[int, ...]) -> None:
