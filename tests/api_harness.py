@@ -79,6 +79,8 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
             "set_loop1_stride_ubtoout", "set_loop2_stride_ubtoout")},
         # loop counts of 1: the register-level copies below read them
         **{name: ([1, 1], {}) for name in ("set_loop_size_outtoub", "set_loop_size_ubtoout")},
+        "set_loop_size_outtol1": ([1 << 21 | 1], {}),
+        **{name: ([256], {}) for name in ("set_loop1_stride_outtol1", "set_loop2_stride_outtol1")},
         "mte_gm_ub": ([src, ub, 0, 100], {"nburst": (40, 100, 128), "pad": (0.0,),
                                           "loop": [(1, 0, 0)]}),
         "mte_ub_gm": ([ub, out16, 100], {"nburst": (40, 128, 100)}),

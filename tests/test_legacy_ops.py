@@ -327,3 +327,21 @@ def test_start_offsets_rules_and_text():
         parse_module(_kernel("pto.mte_l1_l0a_mx %l1, %l0a, %c0, %c0, %c0, %c0",
                              "!pto.ptr<f16, l1>, !pto.ptr<f16, l0a>, i64, i64, i64, i64"),
                      "k.pto")
+
+
+def test_copy_gm_to_cbuf_reads_the_packed_l1_loop_registers():
+    """set_loop*_outtol1 take one packed value (PTOAS ExpandCubeLoadPattern: size =
+    LOOP2 << 21 | LOOP1, strides = dst << 40 | src); LOOP2 wraps the bursts."""
+    a = np.arange(4096, dtype=np.float16)
+    m, ref = fresh(), fresh()
+    m.set_loop_size_outtol1(2 << 21 | 3)
+    m.set_loop2_stride_outtol1(1024 << 40 | 96)
+    m.set_loop1_stride_outtol1(2048 << 40 | 256)
+    m.copy_gm_to_cbuf(m.gm(a), m.ptr("l1", "f16", 0), 4, 32, 48, 64)
+    ref.mte_gm_l1(ref.gm(a), ref.ptr("l1", "f16", 0), 32, nburst=(4, 48, 64),
+                  loop=[(2, 96, 1024), (3, 256, 2048)])
+    same_buffers(m, ref, [(m.ptr("l1", "ui8", 0), 8192)])
+    assert m.regs["loop_size_outtol1"] == (2 << 21 | 3,)
+    with pytest.raises(ptosim.PtoTypeError, match=r"^set_loop_size_outtol1: takes 1 operands "
+                       r"\(value\), got 2$"):
+        m.set_loop_size_outtol1(1, 1)

@@ -56,12 +56,13 @@ def _other(name: str, kind: str, pipe: str = "S", method: str | None = None,
     return OpSpec(name, kind, pipe, "any", method, None, implemented)
 
 
-def _loop_register(name: str, core: str) -> OpSpec:
-    """``pto.<name> %a, %b : i64, i64``: two values into a per-core loop register that the
+def _loop_register(name: str, core: str, operands: tuple[str, ...] = ("a", "b")) -> OpSpec:
+    """``pto.<name> %a, %b : i64, i64``: values into a per-core loop register that the
     register-level copy ops read (PTOAS VPTOOps.td; which value is the outer loop is the
-    reading op's business, so the pair is kept as written)."""
+    reading op's business, so the values are kept as written). The GM -> L1 registers take
+    one packed i64 (``%value : i64``)."""
     return OpSpec(name, "micro", "S", core, name, syntax="scalars",
-                  operands=(Operand("a"), Operand("b")),
+                  operands=tuple(Operand(o) for o in operands),
                   register=name.removeprefix("set_"))
 
 
@@ -99,6 +100,10 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _loop_register("set_loop_size_ubtoout", "vector"),
     _loop_register("set_loop1_stride_ubtoout", "vector"),
     _loop_register("set_loop2_stride_ubtoout", "vector"),
+    # ... and of GM -> L1 (cube core): one packed value each (see ops/legacy.py)
+    _loop_register("set_loop_size_outtol1", "cube", ("value",)),
+    _loop_register("set_loop1_stride_outtol1", "cube", ("value",)),
+    _loop_register("set_loop2_stride_outtol1", "cube", ("value",)),
     # pointers, structure, queries, CTRL: the interpreter's own
     _other("castptr", "scalar"), _other("addptr", "scalar"),
     _other("section.cube", "structure"), _other("section.vector", "structure"),

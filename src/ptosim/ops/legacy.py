@@ -9,8 +9,8 @@ decisions: docs/semantics.md, "Register-level ops".
 - ``copy_gm_to_ubuf`` = ``mte_gm_ub`` (bytes, start-to-start strides), loops from
   ``set_loop_size_outtoub`` / ``set_loop{1,2}_stride_outtoub``;
 - ``copy_ubuf_to_gm`` = ``mte_ub_gm``, loops from the ``*_ubtoout`` registers;
-- ``copy_gm_to_cbuf`` = ``mte_gm_l1`` (no loops: the ``*_outtol1`` registers are not
-  modelled, so the op is one burst group);
+- ``copy_gm_to_cbuf`` = ``mte_gm_l1``, loops from the packed ``*_outtol1`` registers
+  (count: LOOP2 << 21 | LOOP1; strides: dst << 40 | src, PTOAS packLoopSize / packLoopPair);
 - ``copy_ubuf_to_ubuf`` / ``copy_ubuf_to_cbuf`` / ``copy_cbuf_to_ubuf`` = ``mte_ub_ub`` /
   ``mte_ub_l1`` / ``mte_l1_ub`` (32 B units and gaps); ``copy_cbuf_to_ubuf``'s ``sid`` picks
   the destination vector sub-block;
@@ -29,6 +29,8 @@ from .cube import CubeMoveOps
 from .dma import DmaOps
 
 _SID_BITS = 4            # sid [3:0] of every MTE config word
+_COUNT_MASK = (1 << 21) - 1
+_SRC_MASK = (1 << 40) - 1
 
 
 class LegacyOps(DmaOps, CubeMoveOps, MachineState):
@@ -43,11 +45,15 @@ class LegacyOps(DmaOps, CubeMoveOps, MachineState):
         VPTOLLVMEmitter.cpp packLoopSize). A register never set counts as (1, 1) / strides
         (0, 0); a count above 1 needs its stride register."""
         sizes = self.regs.get(f"loop_size_{direction}", (1, 1))
+        if len(sizes) == 1:     # GM -> L1: one packed value, LOOP2 count [41:21], LOOP1 [20:0]
+            sizes = (sizes[0] >> 21, sizes[0] & _COUNT_MASK)
         loops = []
         for count, reg, which in ((sizes[0], f"loop2_stride_{direction}", "first"),
                                   (sizes[1], f"loop1_stride_{direction}", "second")):
             count = field(op, f"set_loop_size_{direction} {which} count", count, 21, 1)
             stride = self.regs.get(reg)
+            if stride is not None and len(stride) == 1:   # packed: src [39:0], dst [63:40]
+                stride = (stride[0] & _SRC_MASK, stride[0] >> 40)
             if stride is None:
                 if count > 1:
                     raise VerifyError(f"set_loop_size_{direction} gives a loop of {count} but "
@@ -130,9 +136,12 @@ class LegacyOps(DmaOps, CubeMoveOps, MachineState):
     def copy_gm_to_cbuf(self, src: Ptr, dst: Ptr, n_burst: int, len_burst: int,
                         src_stride: int, dst_stride: int) -> None:
         """GM -> L1 (MTE2) as ``mte_gm_l1(src, dst, len_burst, nburst=(n_burst, src_stride,
-        dst_stride))``: bytes, start-to-start strides."""
-        self._gm_l1("copy_gm_to_cbuf", src, dst, len_burst, (n_burst, src_stride, dst_stride),
-                    None)
+        dst_stride), loop=<loop registers>)``: bytes, start-to-start strides; the loops come
+        from the packed ``set_loop*_outtol1`` registers."""
+        op = "copy_gm_to_cbuf"
+        require_op(self, op)
+        self._gm_l1(op, src, dst, len_burst, (n_burst, src_stride, dst_stride),
+                    self._hw_loops(op, "outtol1"))
 
     # --- L1 -> L0A / L0B --------------------------------------------------------------
     def load_cbuf_to_ca(self, src: Ptr, dst: Ptr, m_start: int, k_start: int, m_step: int,
