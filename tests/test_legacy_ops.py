@@ -345,3 +345,38 @@ def test_copy_gm_to_cbuf_reads_the_packed_l1_loop_registers():
     with pytest.raises(ptosim.PtoTypeError, match=r"^set_loop_size_outtol1: takes 1 operands "
                        r"\(value\), got 2$"):
         m.set_loop_size_outtol1(1, 1)
+
+
+def test_bias_fixpipe_and_scale_copies_are_their_micro_ops():
+    def both(setup, legacy, micro):
+        a, b = fresh(), fresh()
+        for mm, call in ((a, legacy), (b, micro)):
+            setup(mm)
+            call(mm)
+        return a, b
+
+    def bt(mm):
+        mm.write(mm.ptr("l1", "f16", 0), np.arange(64, dtype=np.float16))
+    a, b = both(bt, lambda m: m.copy_cbuf_to_bt(m.ptr("l1", "f16", 0), m.ptr("bt", "f32", 0),
+                                                True, 1, 4, 0, 0),
+                lambda m: m.mte_l1_bt(m.ptr("l1", "f16", 0), m.ptr("bt", "f32", 0), 4,
+                                      nburst=(1, 0, 0)))
+    same_buffers(a, b, [(a.ptr("bt", "ui8", 0), 512)])
+    np.testing.assert_array_equal(a.read(a.ptr("bt", "f32", 0), 64), np.arange(64))
+    with pytest.raises(ptosim.VerifyError, match=r"^copy_cbuf_to_bt: conv_control = 0 but the "
+                       r"source is f16"):
+        a.copy_cbuf_to_bt(a.ptr("l1", "f16", 0), a.ptr("bt", "f32", 0), False, 1, 4, 0, 0)
+    a, b = both(lambda m: m.write(m.ptr("l1", "ui8", 0), np.arange(256, dtype=np.uint8)),
+                lambda m: m.copy_cbuf_to_fbuf(m.ptr("l1", "ui8", 0), m.ptr("fb", "ui8", 0),
+                                              2, 2, 0, 1),
+                lambda m: m.mte_l1_fb(m.ptr("l1", "ui8", 0), m.ptr("fb", "ui8", 0), 2,
+                                      nburst=(2, 0, 1)))
+    same_buffers(a, b, [(a.ptr("fb", "ui8", 0), 1024)])
+    a, b = both(lambda m: m.write(m.ptr("l1", "ui8", 0), np.arange(256, dtype=np.uint8)),
+                lambda m: m.load_cbuf_to_ca_mx(m.ptr("l1", "f8E4M3FN", 0),
+                                               m.ptr("l0a", "f8E4M3FN", 512), 32, 128),
+                lambda m: m.mte_l1_l0a_mx(m.ptr("l1", "f8E4M3FN", 0),
+                                          m.ptr("l0a", "f8E4M3FN", 512), 32, 128))
+    same_buffers(a, b, [(a.ptr("l0a_mx", "ui8", 0), 256)])
+    with pytest.raises(ptosim.VerifyError, match=r"^load_cbuf_to_ca_mx: k = 32 must be"):
+        a.load_cbuf_to_ca_mx(a.ptr("l1", "f8E4M3FN", 0), a.ptr("l0a", "f8E4M3FN", 0), 16, 32)

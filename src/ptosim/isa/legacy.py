@@ -48,6 +48,14 @@ ROWS: tuple[OpSpec, ...] = (
     _row("copy_gm_to_cbuf", "MTE2", "cube", (
         _ptr("src", "R", "gm"), _ptr("dst", "W", "l1"),
         *_ints(("n_burst", 21), ("len_burst", 21), ("src_stride", 40), ("dst_stride", 21)))),
+    _row("copy_cbuf_to_bt", "MTE1", "cube", (
+        _ptr("src", "R", "l1"), _ptr("dst", "W", "bt"), Operand("conv_control", "flag", bits=1),
+        *_ints(("n_burst", 12), ("len_burst", 16), ("src_gap", 16), ("dst_gap", 16)))),
+    _row("copy_cbuf_to_fbuf", "FIX", "cube", (
+        _ptr("src", "R", "l1"), _ptr("dst", "W", "fb"),
+        *_ints(("n_burst", 12), ("len_burst", 16), ("src_gap", 16), ("dst_gap", 16)))),
+    _row("load_cbuf_to_ca_mx", "MTE1", "cube", (
+        _ptr("src", "R", "l1"), _ptr("dst", "W", "l0a"), *_ints(("m", 12), ("k", 12))), A5),
     _row("load_cbuf_to_ca", "MTE1", "cube", (
         _ptr("src", "R", "l1"), _ptr("dst", "W", "l0a"), *_LOAD), attrs=("transpose",)),
     _row("load_cbuf_to_cb", "MTE1", "cube", (

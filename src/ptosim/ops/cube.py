@@ -238,7 +238,10 @@ class CubeMoveOps(MachineState):
                   nburst: tuple[int, int, int]) -> None:
         """L1 -> BT bias table (MTE1). Units of 32 B of source (64 B on a2a3); f16 and
         bf16 sources are widened to f32."""
-        op = "mte_l1_bt"
+        self._l1_bt("mte_l1_bt", src, dst, len_burst, nburst)
+
+    def _l1_bt(self, op: str, src: object, dst: object, len_burst: object,
+               nburst: object) -> None:
         s, d, dims, length = self._unit_bursts(op, src, dst, "bt", len_burst, nburst,
                                                self.target.bt_unit)
         pair = (s.dtype.name, d.dtype.name)
@@ -263,7 +266,10 @@ class CubeMoveOps(MachineState):
     def mte_l1_fb(self, src: Ptr, dst: Ptr, len_burst: int, *,
                   nburst: tuple[int, int, int]) -> None:
         """L1 -> FB (FIXPIPE parameters), raw bytes in units of 64 B (128 B on a2a3)."""
-        op = "mte_l1_fb"
+        self._l1_fb("mte_l1_fb", src, dst, len_burst, nburst)
+
+    def _l1_fb(self, op: str, src: object, dst: object, len_burst: object,
+               nburst: object) -> None:
         s, d, dims, length = self._unit_bursts(op, src, dst, "fb", len_burst, nburst,
                                                self.target.fb_unit)
         n, ss, ds = dims

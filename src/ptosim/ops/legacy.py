@@ -143,6 +143,33 @@ class LegacyOps(DmaOps, CubeMoveOps, MachineState):
         self._gm_l1(op, src, dst, len_burst, (n_burst, src_stride, dst_stride),
                     self._hw_loops(op, "outtol1"))
 
+    # --- L1 -> BT / FB / MX scales -------------------------------------------------------
+    def copy_cbuf_to_bt(self, src: Ptr, dst: Ptr, conv_control: bool | int, n_burst: int,
+                        len_burst: int, src_gap: int, dst_gap: int) -> None:
+        """L1 -> BT as ``mte_l1_bt``; ``conv_control`` is the f16 -> f32 widening bit the
+        lowering sets exactly for f16 sources (ExpandBiasLoadPattern), so it must agree."""
+        op = "copy_cbuf_to_bt"
+        require_op(self, op)
+        conv = field(op, "conv_control", int(conv_control)
+                     if isinstance(conv_control, (bool, np.bool_)) else conv_control, 1)
+        s = check_ptr(op, "src", src, "l1")
+        if conv != (s.dtype.name == "f16"):
+            raise VerifyError(f"conv_control = {conv} but the source is {s.dtype.name}: the "
+                              f"bit is 1 exactly for f16 sources (widened to f32)", op=op,
+                              operand="conv_control")
+        self._l1_bt(op, src, dst, len_burst, (n_burst, src_gap, dst_gap))
+
+    def copy_cbuf_to_fbuf(self, src: Ptr, dst: Ptr, n_burst: int, len_burst: int,
+                          src_gap: int, dst_gap: int) -> None:
+        """L1 -> FB as ``mte_l1_fb`` (raw bytes, 64 B units on a5)."""
+        op = "copy_cbuf_to_fbuf"
+        require_op(self, op)
+        self._l1_fb(op, src, dst, len_burst, (n_burst, src_gap, dst_gap))
+
+    def load_cbuf_to_ca_mx(self, src: Ptr, dst: Ptr, m: int, k: int) -> None:
+        """MX scales into ScaleLeft: exactly ``mte_l1_l0a_mx`` (PTOAS passes m, k on)."""
+        self._mx_scales("load_cbuf_to_ca_mx", src, dst, "l0a", ("m", m), k)
+
     # --- L1 -> L0A / L0B --------------------------------------------------------------
     def load_cbuf_to_ca(self, src: Ptr, dst: Ptr, m_start: int, k_start: int, m_step: int,
                         k_step: int, src_stride: int, dst_stride: int, *,
