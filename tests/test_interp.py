@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim.frontend import parse_module
+from ptosim.frontend import parse_module, print_module
 from ptosim.interp.executor import Core, CoreState, Executor
 from ptosim.kernel import Kernel
 
@@ -265,3 +265,19 @@ def test_entry_ctrl_must_be_a_64_bit_value(value):
     with pytest.raises(ptosim.PtoError, match="ctrl must be an integer in \\[0, 2\\*\\*64\\) "
                                               "\\(the 64-bit CTRL register\\), got"):
         ptosim.Machine(ctrl=value)
+
+
+@pytest.mark.parametrize("cast, want", [("arith.index_castui", 2**32 - 1),
+                                        ("arith.index_cast", -1)])
+def test_index_castui_zero_extends(cast, want):
+    """``arith.index_castui`` (used by PTO-Gym vector kernels) parses, prints and reads its
+    source as unsigned; ``arith.index_cast`` sign-extends."""
+    body = (f"%t = arith.trunci %x : i64 to i32\n  %i = {cast} %t : i32 to index\n"
+            f"  %r = arith.index_cast %i : index to i64\n  func.return %r : i64")
+    assert returns(body, -1, 0) == [want]
+    text = f"func.func @f(%x: i64) -> index {{\n  %i = {cast} %x : i64 to index\n" \
+           f"  func.return %i : index\n}}"
+    assert f"{cast} %x : i64 to index" in print_module(parse_module(text))
+    with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:2:\d+: .*cast incompatible"):
+        parse_module(text.replace("i64 to index", "i64 to i32").replace("-> index", "-> i32")
+                     .replace(": index", ": i32"), "k.pto")

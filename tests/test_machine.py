@@ -283,9 +283,9 @@ def test_ptr_rejects_non_integer_block_and_steps():
 
 def test_planned_ops_raise_not_implemented():
     m = ptosim.Machine()
-    with pytest.raises(ptosim.NotImplementedOpError, match="mad_mx: mad_mx is a PTO op that "
-                                                           "ptosim does not implement yet"):
-        m.mad_mx(None, None, None, 16, 16, 64)
+    with pytest.raises(ptosim.NotImplementedOpError, match="set_flag: set_flag is a PTO op "
+                                                           "that ptosim does not implement yet"):
+        m.set_flag("PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0")
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         _ = m.nonsense
 

@@ -7,13 +7,14 @@ from collections.abc import Callable
 
 from .errors import NotImplementedOpError, PtoTypeError, api_guard
 from .isa import GENERATED, OpSpec, planned_methods
+from .ops.legacy import LegacyOps
 from .tile.ops import TileOps
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
 PLANNED_OPS = planned_methods()
 
 
-class Machine(TileOps):
+class Machine(TileOps, LegacyOps):
     """A simulated Ascend NPU: GM, one cube core and two vector sub-blocks per block.
 
     >>> import numpy as np, ptosim

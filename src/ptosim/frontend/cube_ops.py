@@ -2,8 +2,8 @@
 
 ::
 
-    pto.mte_l1_l0a %src, %dst, %m, %k [{transpose = true}]
-      : !pto.ptr<T, l1>, !pto.ptr<T, l0a>, i64, i64
+    pto.mte_l1_l0a %src, %dst, %m, %k[, %start_row, %start_col] [{transpose = true}]
+      : !pto.ptr<T, l1>, !pto.ptr<T, l0a>, i64, i64[, i64, i64]
     pto.mte_l1_l0b %src, %dst, %k, %n [{transpose = true}] : ...
     pto.mad %lhs, %rhs, %dst, %m, %n, %k [unit_flag(check_only|check_and_set)] [disable_gemv]
         [sat|nosat] [tf32_mode(round_even|round_away)] [n_dir] : ptr, ptr, ptr, i64, i64, i64
@@ -24,29 +24,46 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    var_operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from .base import MicroOp, Slot, require
-from .syntax import Operands, choice, parse_types, print_types, print_values, reject_extra_types
+from .syntax import (
+    Operands,
+    choice,
+    comma,
+    parse_types,
+    print_types,
+    print_values,
+    reject_extra_types,
+)
 
 
 class _L1ToL0(MicroOp):
-    """L1 -> L0A/L0B; ``transpose`` is a unit property, written ``{transpose = true}``."""
+    """L1 -> L0A/L0B; ``transpose`` is a unit property, written ``{transpose = true}``.
+    With ``HAS_STARTS`` the PTOAS form with two more operands ``%start_row, %start_col``
+    is accepted too."""
 
     DIMS: ClassVar[tuple[str, str]]
+    HAS_STARTS: ClassVar[bool] = False
 
     src = operand_def()
     dst = operand_def()
     first = operand_def()
     second = operand_def()
+    starts = var_operand_def()
     transpose = opt_prop_def(UnitAttr)
 
     @classmethod
     def parse(cls, parser: Parser) -> _L1ToL0:
         ops = Operands(parser, cls.name)
         ops.add_list(["src", "dst", *cls.DIMS], ["ptr", "ptr", "int", "int"])
+        if cls.HAS_STARTS and parser.parse_optional_punctuation(",") is not None:
+            ops.add("start_row", "int")
+            comma(parser, cls.name, "before start_col")
+            ops.add("start_col", "int")
         pos = parser.pos
         attrs = parser.parse_optional_attr_dict()
         transpose = False
@@ -56,10 +73,11 @@ class _L1ToL0(MicroOp):
                                    f", got '{key}'", pos)
             transpose = bool(value.value.data)
         parser.parse_punctuation(":", f" before the type list of {cls.name}")
-        types = parse_types(parser, 4, cls.name)
+        types = parse_types(parser, len(ops), cls.name)
         reject_extra_types(parser, cls.name)
         v = ops.resolve(types)
-        return cls.build(operands=v, properties={"transpose": UnitAttr()} if transpose else {})
+        return cls.build(operands=[*v[:4], v[4:]],
+                         properties={"transpose": UnitAttr()} if transpose else {})
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -69,9 +87,14 @@ class _L1ToL0(MicroOp):
         printer.print_string(" : ")
         print_types(printer, self.operands)
 
+    def check_shape(self) -> None:
+        require(len(self.starts) in ((0, 2) if self.HAS_STARTS else (0,)),
+                f"{self.name}: takes 4{' or 6' if self.HAS_STARTS else ''} operands")
+
     def slots(self) -> list[Slot]:
-        return [(n, v, k) for n, v, k in zip(("src", "dst", *self.DIMS), self.operands,
-                                              ("ptr", "ptr", "int", "int"))]
+        return [(n, v, k) for n, v, k in zip(("src", "dst", *self.DIMS, "start_row",
+                                              "start_col"), self.operands,
+                                             ("ptr", "ptr", "int", "int", "int", "int"))]
 
     def python_call(self) -> tuple[list[object], dict[str, object]]:
         return list(self.operands), {"transpose": True} if self.transpose is not None else {}
@@ -81,17 +104,19 @@ class _L1ToL0(MicroOp):
 class MteL1L0aOp(_L1ToL0):
     name = "pto.mte_l1_l0a"
     DIMS: ClassVar[tuple[str, str]] = ("m", "k")
+    HAS_STARTS: ClassVar[bool] = True
 
 
 @irdl_op_definition
 class MteL1L0bOp(_L1ToL0):
     name = "pto.mte_l1_l0b"
     DIMS: ClassVar[tuple[str, str]] = ("k", "n")
+    HAS_STARTS: ClassVar[bool] = True
 
 
 @irdl_op_definition
 class MteL1L0aMxOp(_L1ToL0):
-    """MX scale staging; ptosim does not implement it yet (the Machine says so)."""
+    """MX scale staging into the ScaleLeft / ScaleRight buffer (`ptosim.ops.cube`)."""
 
     name = "pto.mte_l1_l0a_mx"
     DIMS: ClassVar[tuple[str, str]] = ("m", "k")
@@ -99,7 +124,7 @@ class MteL1L0aMxOp(_L1ToL0):
 
 @irdl_op_definition
 class MteL1L0bMxOp(_L1ToL0):
-    """MX scale staging; ptosim does not implement it yet (the Machine says so)."""
+    """MX scale staging into the ScaleLeft / ScaleRight buffer (`ptosim.ops.cube`)."""
 
     name = "pto.mte_l1_l0b_mx"
     DIMS: ClassVar[tuple[str, str]] = ("k", "n")
@@ -230,21 +255,21 @@ class MadBiasOp(_Mad):
 
 @irdl_op_definition
 class MadMxOp(_Mad):
-    """MX matmul; ptosim does not implement it yet (the Machine says so)."""
+    """MX matmul (`ptosim.ops.mad`)."""
 
     name = "pto.mad_mx"
 
 
 @irdl_op_definition
 class MadMxAccOp(_Mad):
-    """MX matmul-accumulate; not implemented by ptosim yet."""
+    """MX matmul-accumulate."""
 
     name = "pto.mad_mx_acc"
 
 
 @irdl_op_definition
 class MadMxBiasOp(_Mad):
-    """MX matmul with bias; not implemented by ptosim yet."""
+    """MX matmul with bias."""
 
     name = "pto.mad_mx_bias"
     HAS_BIAS: ClassVar[bool] = True

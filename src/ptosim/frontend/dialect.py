@@ -57,9 +57,11 @@ from .sync_ops import (
     MemBarOp,
     PipeBarrierOp,
     RlsBufOp,
+    SetFlagDynOp,
     SetFlagOp,
     SyncSetOp,
     SyncWaitOp,
+    WaitFlagDynOp,
     WaitFlagOp,
 )
 from .tile_ops import TILE_OPS, VIEW_OPS
@@ -84,7 +86,7 @@ OTHER_OPS = (
     CastPtrOp, AddPtrOp, SectionCubeOp, SectionVectorOp, GetBlockIdxOp, GetBlockNumOp,
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
-    Sbitset1Op,
+    Sbitset1Op, SetFlagDynOp, WaitFlagDynOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:

@@ -23,6 +23,7 @@ from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
+    operand_def,
     opt_operand_def,
     opt_prop_def,
     prop_def,
@@ -89,6 +90,68 @@ class SetFlagOp(_Flag):
 @irdl_op_definition
 class WaitFlagOp(_Flag):
     name = "pto.wait_flag"
+
+
+class _FlagDyn(IRDLOperation):
+    """``set_flag`` / ``wait_flag`` with the event id an SSA value (0-7 at run time); a
+    pipe is written ``#pto.pipe<PIPE_X>`` (PTOAS's form) or quoted as in ``set_flag``."""
+
+    src = prop_def(StringAttr, prop_name="src_pipe")
+    dst = prop_def(StringAttr, prop_name="dst_pipe")
+    event_id = operand_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _FlagDyn:
+        parser.parse_punctuation("[", f" after {cls.name}")
+        pipes = []
+        for what in ("the source pipe", "the destination pipe"):
+            pos = parser.pos
+            text = parser.parse_optional_str_literal()
+            if text is not None:
+                if text not in PIPES:
+                    parser.raise_error(f"{cls.name}: expected {what} (one of "
+                                       f"{', '.join(PIPES)}), got \"{text}\"", pos)
+                pipes.append(text)
+                parser.parse_punctuation(",")
+                continue
+            attr = parser.parse_optional_attribute()
+            if not isinstance(attr, PipeAttr):
+                parser.raise_error(f"{cls.name}: expected {what} as #pto.pipe<PIPE_X> or "
+                                   f"\"PIPE_X\"", pos)
+            pipes.append(attr.value.data)
+            parser.parse_punctuation(",")
+        pos = parser.pos
+        operand = parser.parse_optional_unresolved_operand()
+        if operand is None:
+            parser.raise_error(f"{cls.name}: expected the event id as an SSA value", pos)
+        event = resolve_untyped(parser, operand)
+        if not is_int_type(event.type):
+            parser.raise_error(f"{cls.name}: the event id must be an integer or index value, "
+                               f"got {event.type}", pos)
+        parser.parse_punctuation("]", f" to close {cls.name}[...]")
+        return cls.build(operands=[event], properties={"src_pipe": StringAttr(pipes[0]),
+                                                       "dst_pipe": StringAttr(pipes[1])})
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f"[#pto.pipe<{self.src_pipe()}>, #pto.pipe<{self.dst_pipe()}>, ")
+        printer.print_operand(self.event_id)
+        printer.print_string("]")
+
+    def src_pipe(self) -> str:
+        return self.src.data
+
+    def dst_pipe(self) -> str:
+        return self.dst.data
+
+
+@irdl_op_definition
+class SetFlagDynOp(_FlagDyn):
+    name = "pto.set_flag_dyn"
+
+
+@irdl_op_definition
+class WaitFlagDynOp(_FlagDyn):
+    name = "pto.wait_flag_dyn"
 
 
 @irdl_op_definition

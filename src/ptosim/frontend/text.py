@@ -11,11 +11,12 @@ import re
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects.arith import Arith
+from xdsl.dialects.arith import Arith, IndexCastOp
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
     Builtin,
     FileLineColLoc,
+    IndexType,
     IntAttr,
     IntegerType,
     MemRefType,
@@ -28,10 +29,11 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import Func, FuncOp
 from xdsl.dialects.scf import Scf
 from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
+from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, NoTerminator
+from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer
@@ -42,11 +44,26 @@ from .dialect import PTO
 _MAX_MESSAGE = 400  # xDSL messages can embed whole attributes; keep diagnostics readable
 
 
+@irdl_op_definition
+class IndexCastUIOp(IRDLOperation):
+    """``arith.index_castui``: MLIR's unsigned index cast (the source is zero-extended),
+    which xDSL's arith dialect lacks; syntax and verifier as ``arith.index_cast``."""
+
+    name = "arith.index_castui"
+    input = operand_def(base(IntegerType) | base(IndexType))
+    result = result_def(base(IntegerType) | base(IndexType))
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+
+    verify_ = IndexCastOp.verify_
+
+
 def load_context() -> Context:
     """A context with builtin, func, arith, scf and pto loaded; unknown ops are errors."""
     ctx = Context(allow_unregistered=False)
     for dialect in (Builtin, Func, Arith, Scf, PTO):
         ctx.load_dialect(dialect)
+    ctx.load_op(IndexCastUIOp)
     return ctx
 
 

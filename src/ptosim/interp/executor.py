@@ -523,9 +523,16 @@ def _set_ctrl(ex: Executor, st: CoreState, op: Operation) -> None:
 
 
 def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
-    src, dst, event = op.src_pipe(), op.dst_pipe(), op.event()  # type: ignore[attr-defined]
+    src, dst = op.src_pipe(), op.dst_pipe()  # type: ignore[attr-defined]
+    if op.name in ("pto.set_flag_dyn", "pto.wait_flag_dyn"):
+        n = st.env[op.operands[0]]
+        if not 0 <= n < 8:
+            raise KernelError(f"{op.name}: event id {n} is out of range [0, 7]")
+        event = f"EVENT_ID{n}"
+    else:
+        event = op.event()  # type: ignore[attr-defined]
     key = (pipe_name(src), pipe_name(dst), str(event))
-    if op.name == "pto.set_flag":
+    if op.name in ("pto.set_flag", "pto.set_flag_dyn"):
         st.flags[key] = st.flags.get(key, 0) + 1
     elif st.flags.get(key, 0) > 0:
         st.flags[key] -= 1
@@ -535,7 +542,8 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
             f"unconsumed set_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] before it: on "
             f"hardware PIPE_{key[1]} would wait forever", op="pto.wait_flag")
     if ex.observer is not None:
-        notify = ex.observer.set_flag if op.name == "pto.set_flag" else ex.observer.wait_flag
+        notify = ex.observer.set_flag if op.name in ("pto.set_flag", "pto.set_flag_dyn") \
+            else ex.observer.wait_flag
         notify(st.core, src, dst, event, op)
 
 
@@ -584,6 +592,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     # Intra-core ordering has no functional effect in program order; the hazard checker
     # turns it into happens-before edges.
     "pto.set_flag": _flag, "pto.wait_flag": _flag, "pto.barrier": _barrier,
+    "pto.set_flag_dyn": _flag, "pto.wait_flag_dyn": _flag,
     "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
     "pto.mem_bar": _noop,
     "pto.sync.set": _sync_set,

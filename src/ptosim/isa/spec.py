@@ -44,11 +44,13 @@ class OpSpec:
     # Generated ops (no hand-written front-end class or Machine method): ``syntax`` names
     # the front end's generic form, ``operands`` and ``results`` describe its values in
     # order, and ``register`` is the per-core special register the op writes its operands
-    # into.
+    # into. ``attrs`` names the boolean attributes the ``operands`` syntax accepts in its
+    # ``{name = true}`` dictionary (passed to the Machine method as keywords).
     syntax: str | None = None
     operands: tuple[Operand, ...] = ()
     results: tuple[Operand, ...] = ()
     register: str | None = None
+    attrs: tuple[str, ...] = ()
 
     @property
     def operand_names(self) -> tuple[str, ...]:

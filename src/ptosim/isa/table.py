@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import legacy
 from .spec import Args, Operand, OpSpec
 
 A5 = frozenset({"a5"})
@@ -55,12 +56,13 @@ def _other(name: str, kind: str, pipe: str = "S", method: str | None = None,
     return OpSpec(name, kind, pipe, "any", method, None, implemented)
 
 
-def _loop_register(name: str, core: str) -> OpSpec:
-    """``pto.<name> %a, %b : i64, i64``: two values into a per-core loop register that the
+def _loop_register(name: str, core: str, operands: tuple[str, ...] = ("a", "b")) -> OpSpec:
+    """``pto.<name> %a, %b : i64, i64``: values into a per-core loop register that the
     register-level copy ops read (PTOAS VPTOOps.td; which value is the outer loop is the
-    reading op's business, so the pair is kept as written)."""
+    reading op's business, so the values are kept as written). The GM -> L1 registers take
+    one packed i64 (``%value : i64``)."""
     return OpSpec(name, "micro", "S", core, name, syntax="scalars",
-                  operands=(Operand("a"), Operand("b")),
+                  operands=tuple(Operand(o) for o in operands),
                   register=name.removeprefix("set_"))
 
 
@@ -78,15 +80,15 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _micro("mte_l1_l0b", "MTE1", "cube"),
     _micro("mte_l1_bt", "MTE1", "cube"),
     _micro("mte_l1_fb", "FIX", "cube"),
-    _micro("mte_l1_l0a_mx", "MTE1", "cube", A5, implemented=False),
-    _micro("mte_l1_l0b_mx", "MTE1", "cube", A5, implemented=False),
+    _micro("mte_l1_l0a_mx", "MTE1", "cube", A5),
+    _micro("mte_l1_l0b_mx", "MTE1", "cube", A5),
     # MAD
     _micro("mad", "M", "cube", work=_mad_work),
     _micro("mad_acc", "M", "cube", work=_mad_work),
     _micro("mad_bias", "M", "cube", work=_mad_work),
-    _micro("mad_mx", "M", "cube", A5, implemented=False),
-    _micro("mad_mx_acc", "M", "cube", A5, implemented=False),
-    _micro("mad_mx_bias", "M", "cube", A5, implemented=False),
+    _micro("mad_mx", "M", "cube", A5, work=_mad_work),
+    _micro("mad_mx_acc", "M", "cube", A5, work=_mad_work),
+    _micro("mad_mx_bias", "M", "cube", A5, work=_mad_work),
     # FIXPIPE
     _micro("mte_l0c_gm", "FIX", "cube"),
     _micro("mte_l0c_l1", "FIX", "cube"),
@@ -98,6 +100,10 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _loop_register("set_loop_size_ubtoout", "vector"),
     _loop_register("set_loop1_stride_ubtoout", "vector"),
     _loop_register("set_loop2_stride_ubtoout", "vector"),
+    # ... and of GM -> L1 (cube core): one packed value each (see ops/legacy.py)
+    _loop_register("set_loop_size_outtol1", "cube", ("value",)),
+    _loop_register("set_loop1_stride_outtol1", "cube", ("value",)),
+    _loop_register("set_loop2_stride_outtol1", "cube", ("value",)),
     # pointers, structure, queries, CTRL: the interpreter's own
     _other("castptr", "scalar"), _other("addptr", "scalar"),
     _other("section.cube", "structure"), _other("section.vector", "structure"),
@@ -108,6 +114,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     # synchronisation: events of the hazard checker and the timeline; no Python face yet
     _other("set_flag", "sync", method="set_flag", implemented=False),
     _other("wait_flag", "sync", method="wait_flag", implemented=False),
+    _other("set_flag_dyn", "sync"), _other("wait_flag_dyn", "sync"),
     _other("barrier", "sync", method="barrier", implemented=False),
     _other("pipe_barrier", "sync", method="pipe_barrier", implemented=False),
     _other("sync.set", "sync"), _other("sync.wait", "sync"),
@@ -129,7 +136,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
 )
 
 # Each further family keeps its rows in its own module of this package (``ROWS``).
-_ROWS: tuple[OpSpec, ...] = _BASE_ROWS
+_ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"

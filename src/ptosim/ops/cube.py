@@ -14,13 +14,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..dtypes import DType
-from ..errors import DtypeError, warn
+from ..dtypes import DType, dtype
+from ..errors import DtypeError, NotImplementedOpError, VerifyError, warn
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, clause, field, require_op, strided
 
 MNK_BITS = 12  # m, n, k fields of the cube ops: 1..4095
+FRACTAL = 512  # one 16 x C0 fractal of L1 / L0A / L0B, in bytes
+_FRAC = np.dtype((np.void, FRACTAL))
+E8M0 = dtype("f8E8M0FNU")     # MX scales: one e8m0 byte per 32 consecutive K elements
 
 
 def align(x: int, a: int) -> int:
@@ -37,6 +40,22 @@ def l0a_layout(name: str, m: int, k: int, dt: DType) -> Layout:
 def l0b_layout(k: int, n: int, dt: DType) -> Layout:
     """L0B image of a k x n right operand: ZN with C0 x 16 boxes."""
     return tile_layout("ZN", align(k, dt.c0), align(n, 16), dt)
+
+
+def mx_scale_ptr(data: Ptr) -> Ptr:
+    """Where the cube keeps the MX scales of the operand at ``data`` (an L0A / L0B
+    pointer): the ScaleLeft / ScaleRight buffer at the data address >> 4."""
+    return Ptr(f"{data.space}_mx", E8M0, data.offset >> 4, data.sub, data.block)
+
+
+@lru_cache(maxsize=256)
+def mx_scale_layout(space: str, rows: int, k: int) -> Layout:
+    """The scales of an operand with ``rows`` rows (m for L0A, n for L0B) and K = ``k``:
+    ScaleLeft is align16(m) x k/32 in ZZ-32 (16 x 2 byte boxes), ScaleRight k/32 x
+    align16(n) in NN-32 (2 x 16 boxes) - the tile level's ScaleLeft / ScaleRight tiles."""
+    if space == "l0a":
+        return tile_layout("ZZ", align(rows, 16), k // 32, E8M0, fractal=32)
+    return tile_layout("NN", k // 32, align(rows, 16), E8M0, fractal=32)
 
 
 @lru_cache(maxsize=256)
@@ -81,11 +100,58 @@ class CubeMoveOps(MachineState):
                              operand="transpose")
         return s, d, d.dtype
 
-    def mte_l1_l0a(self, src: Ptr, dst: Ptr, m: int, k: int, *, transpose: bool = False) -> None:
-        """L1 NZ image of A (or of A^T with ``transpose``) -> L0A fractals of A (m x k)."""
+    def _copy_fractals(self, op: str, space: str, s: Ptr, d: Ptr,
+                       fields: tuple[int, int, int, int, int, int]) -> None:
+        """The register-level L1 -> L0 load (load_cbuf_to_ca / _cb): for kb < k_step and
+        mb < m_step the 512 B fractal ``(k_start + kb) * src_stride + m_start + mb`` of src
+        goes to fractal ``kb * dst_stride + mb`` of dst: K blocks outer, as in an NZ L1
+        image, an NZ L0A (a5) and a ZN L0B."""
+        ms, ks, mstep, kstep, ss, ds = fields
+        if space == "l0a" and self.target.l0a_layout != "NZ":
+            raise NotImplementedOpError(f"the fractal order of the register-level load into "
+                                        f"a {self.target.l0a_layout} L0A (target "
+                                        f"{self.target.name}) is not documented; use "
+                                        f"mte_l1_l0a without start offsets", op=op)
+        if kstep > 1 and ds < mstep:
+            raise VerifyError(f"dst_stride = {ds} fractals is less than m_step = {mstep}: the "
+                              f"K blocks would overwrite each other", op=op,
+                              operand="dst_stride")
+        first = (ks * ss + ms) * FRACTAL
+        sb, so = self._region(s, first + ((kstep - 1) * ss + mstep) * FRACTAL, access="R",
+                              op=op, operand="src")
+        db, do = self._region(d, ((kstep - 1) * ds + mstep) * FRACTAL, access="W", op=op,
+                              operand="dst")
+        strided(db, do, [(kstep, ds * FRACTAL), (mstep, FRACTAL)], (), (), _FRAC)[...] = \
+            strided(sb, so + first, [(kstep, ss * FRACTAL), (mstep, FRACTAL)], (), (), _FRAC)
+
+    def _with_starts(self, op: str, space: str, src: object, dst: object, rows: int, k: int,
+                     starts: tuple[object, object], transpose: object) -> bool:
+        """The 6-operand form (PTOAS): start_row / start_col go unchanged into the
+        register-level load's m_start / k_start (fractal units), with the steps and strides
+        the lowering derives from (rows, k). True when it ran (non-zero starts)."""
+        sr = field(op, "start_row", starts[0], 16)
+        sc = field(op, "start_col", starts[1], 16)
+        if sr == sc == 0:
+            return False
+        s, d, dt = self._l1_to_l0(op, src, dst, space, (), transpose)  # type: ignore[arg-type]
+        if transpose:
+            raise NotImplementedOpError("start_row / start_col with transpose are not "
+                                        "modelled (only constant-0 starts)", op=op)
+        steps = -(-rows // 16)
+        self._copy_fractals(op, space, s, d,
+                            (sr, sc, steps, -(-k * dt.size // 32), steps, steps))
+        return True
+
+    def mte_l1_l0a(self, src: Ptr, dst: Ptr, m: int, k: int, start_row: int = 0,
+                   start_col: int = 0, *, transpose: bool = False) -> None:
+        """L1 NZ image of A (or of A^T with ``transpose``) -> L0A fractals of A (m x k).
+        ``start_row`` / ``start_col`` (PTOAS's 6-operand form) count 16-row fractals and
+        C0 column blocks of the L1 image."""
         op = "mte_l1_l0a"
         m = field(op, "m", m, MNK_BITS, 1)
         k = field(op, "k", k, MNK_BITS, 1)
+        if self._with_starts(op, "l0a", src, dst, m, k, (start_row, start_col), transpose):
+            return
         s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
         if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
             t = max(16, dt.c0)
@@ -96,11 +162,16 @@ class CubeMoveOps(MachineState):
             dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
         self._stage(op, s, d, dt, dst_lay, transpose)
 
-    def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, *, transpose: bool = False) -> None:
-        """L1 ZN image of B, or with ``transpose`` the NZ image of B -> L0B fractals of B."""
+    def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, start_row: int = 0,
+                   start_col: int = 0, *, transpose: bool = False) -> None:
+        """L1 ZN image of B, or with ``transpose`` the NZ image of B -> L0B fractals of B.
+        ``start_row`` / ``start_col`` (6-operand form) count 16-column blocks of N and C0
+        blocks of K, as the lowering passes them to load_cbuf_to_cb."""
         op = "mte_l1_l0b"
         k = field(op, "k", k, MNK_BITS, 1)
         n = field(op, "n", n, MNK_BITS, 1)
+        if self._with_starts(op, "l0b", src, dst, n, k, (start_row, start_col), transpose):
+            return
         s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
         if transpose:
             t = max(16, dt.c0)
@@ -111,6 +182,37 @@ class CubeMoveOps(MachineState):
         # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1 NZ
         # image of B (``transpose``) is the transposed NZ form of B^T.
         self._stage(op, s, d, dt, dst_lay, transpose, transposed_dst=True)
+
+    def mte_l1_l0a_mx(self, src: Ptr, dst: Ptr, m: int, k: int) -> None:
+        """MX scales of the L0A operand at ``dst``: the ZZ-32 image of an align16(m) x k/32
+        e8m0 matrix, copied from L1 into ScaleLeft at ``dst``'s address >> 4."""
+        self._mx_scales("mte_l1_l0a_mx", src, dst, "l0a", ("m", m), k)
+
+    def mte_l1_l0b_mx(self, src: Ptr, dst: Ptr, k: int, n: int) -> None:
+        """MX scales of the L0B operand at ``dst``: the NN-32 image of a k/32 x align16(n)
+        e8m0 matrix, copied from L1 into ScaleRight at ``dst``'s address >> 4."""
+        self._mx_scales("mte_l1_l0b_mx", src, dst, "l0b", ("n", n), k)
+
+    def _mx_scales(self, op: str, src: object, dst: object, space: str,
+                   rows: tuple[str, object], k: object) -> None:
+        require_op(self, op)
+        r = field(op, rows[0], rows[1], MNK_BITS, 1)
+        kv = field(op, "k", k, MNK_BITS, 1)
+        s = check_ptr(op, "src", src, "l1")
+        d = check_ptr(op, "dst", dst, space)
+        if kv % 64:
+            raise VerifyError(f"k = {kv} must be a multiple of 64: scales move in pairs of "
+                              f"32-element K groups", op=op, operand="k")
+        if s.dtype.size != 1:
+            raise DtypeError(f"scales are e8m0 bytes: src needs a 1-byte element type, got "
+                             f"{s.dtype.name}", op=op, operand="src")
+        check_aligned(op, "src", s)
+        check_aligned(op, "dst", d, self.target.l0_align)
+        # L1 holds the scale tile in the same boxed layout, so the bytes move unchanged
+        nbytes = mx_scale_layout(space, r, kv).span
+        sb, so = self._region(s, nbytes, access="R", op=op, operand="src")
+        db, do = self._region(mx_scale_ptr(d), nbytes, access="W", op=op, operand="dst")
+        db[do:do + nbytes] = sb[so:so + nbytes]
 
     def _stage(self, op: str, s: Ptr, d: Ptr, dt: DType, dst_lay: Layout, transpose: object,
                transposed_dst: bool = False) -> None:
@@ -136,7 +238,10 @@ class CubeMoveOps(MachineState):
                   nburst: tuple[int, int, int]) -> None:
         """L1 -> BT bias table (MTE1). Units of 32 B of source (64 B on a2a3); f16 and
         bf16 sources are widened to f32."""
-        op = "mte_l1_bt"
+        self._l1_bt("mte_l1_bt", src, dst, len_burst, nburst)
+
+    def _l1_bt(self, op: str, src: object, dst: object, len_burst: object,
+               nburst: object) -> None:
         s, d, dims, length = self._unit_bursts(op, src, dst, "bt", len_burst, nburst,
                                                self.target.bt_unit)
         pair = (s.dtype.name, d.dtype.name)
@@ -161,7 +266,10 @@ class CubeMoveOps(MachineState):
     def mte_l1_fb(self, src: Ptr, dst: Ptr, len_burst: int, *,
                   nburst: tuple[int, int, int]) -> None:
         """L1 -> FB (FIXPIPE parameters), raw bytes in units of 64 B (128 B on a2a3)."""
-        op = "mte_l1_fb"
+        self._l1_fb("mte_l1_fb", src, dst, len_burst, nburst)
+
+    def _l1_fb(self, op: str, src: object, dst: object, len_burst: object,
+               nburst: object) -> None:
         s, d, dims, length = self._unit_bursts(op, src, dst, "fb", len_burst, nburst,
                                                self.target.fb_unit)
         n, ss, ds = dims

@@ -130,7 +130,11 @@ class DmaOps(MachineState):
                   pad: tuple | None = None) -> None:
         """GM -> UB (MTE2). ``pad=(value[, left, right])`` writes each UB row as
         [left x value][data][right x value] and pads with value to the next 32 B."""
-        op = "mte_gm_ub"
+        self._gm_ub("mte_gm_ub", gm_src, ub_dst, l2_cache_ctl, len_burst, nburst, loop, pad)
+
+    def _gm_ub(self, op: str, gm_src: object, ub_dst: object, l2_cache_ctl: object,
+               len_burst: object, nburst: object, loop: object, pad: object) -> None:
+        """mte_gm_ub's semantics, reported as ``op`` (also copy_gm_to_ubuf's)."""
         s, d, length, dims = self._stride_dims(op, _GM_UB, gm_src, ub_dst, len_burst,
                                                nburst, loop)
         field(op, "l2_cache_ctl", l2_cache_ctl, 2)
@@ -162,7 +166,10 @@ class DmaOps(MachineState):
                   nburst: tuple[int, int, int],
                   loop: Sequence[tuple[int, int, int]] | None = None) -> None:
         """UB -> GM (MTE3): ``len_burst`` bytes of each 32 B-aligned UB row to GM."""
-        op = "mte_ub_gm"
+        self._ub_gm("mte_ub_gm", ub_src, gm_dst, len_burst, nburst, loop)
+
+    def _ub_gm(self, op: str, ub_src: object, gm_dst: object, len_burst: object,
+               nburst: object, loop: object) -> None:
         s, d, length, dims = self._stride_dims(op, _UB_GM, ub_src, gm_dst, len_burst,
                                                nburst, loop)
         src_reg, dst_reg = self._regions(op, ("ub_src", "gm_dst"), s, d, length, dims)
@@ -172,7 +179,10 @@ class DmaOps(MachineState):
                   nburst: tuple[int, int, int],
                   loop: Sequence[tuple[int, int, int]] | None = None) -> None:
         """GM -> L1 (MTE2), bytes copied verbatim, no layout change."""
-        op = "mte_gm_l1"
+        self._gm_l1("mte_gm_l1", src, dst, len_burst, nburst, loop)
+
+    def _gm_l1(self, op: str, src: object, dst: object, len_burst: object, nburst: object,
+               loop: object) -> None:
         s, d, length, dims = self._stride_dims(op, _GM_L1, src, dst, len_burst, nburst, loop)
         src_reg, dst_reg = self._regions(op, ("src", "dst"), s, d, length, dims)
         burst_copy(src_reg, dst_reg, length, dims, op)
@@ -180,7 +190,7 @@ class DmaOps(MachineState):
     # --- gap model -------------------------------------------------------------------
     def _gap_copy(self, op: str, names: tuple[str, str], spaces: tuple[str, str],
                   src: object, dst: object, len_burst: object, nburst: object,
-                  n_bits: int, loop: object = None) -> None:
+                  n_bits: int, loop: object = None, any_sub: bool = False) -> None:
         require_op(self, op)
         s = check_ptr(op, names[0], src, spaces[0])
         d = check_ptr(op, names[1], dst, spaces[1])
@@ -188,7 +198,7 @@ class DmaOps(MachineState):
             raise SpaceError(f"{names[0]} is in sub-block {s.sub}'s UB but {names[1]} in "
                              f"sub-block {d.sub}'s; a vector core copies within its own UB",
                              op=op)
-        if spaces == ("l1", "ub") and d.sub != 0:
+        if spaces == ("l1", "ub") and d.sub != 0 and not any_sub:
             raise SpaceError(f"{names[1]} must be sub-block 0's UB: the op has no sub-block "
                              f"selector (got subblock={d.sub})", op=op, operand=names[1])
         check_same_size(op, s, d, names)

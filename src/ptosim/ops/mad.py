@@ -16,11 +16,20 @@ import ml_dtypes
 import numpy as np
 
 from ..dtypes import DType, hif8_to_float32
-from ..errors import DtypeError, FieldRangeError, VerifyError
+from ..errors import DtypeError, FieldRangeError, NotImplementedOpError, VerifyError
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
 from .common import check_aligned, check_ptr, field, require_op
-from .cube import MNK_BITS, align, l0a_layout, l0b_layout, read_matrix
+from .cube import (
+    E8M0,
+    MNK_BITS,
+    align,
+    l0a_layout,
+    l0b_layout,
+    mx_scale_layout,
+    mx_scale_ptr,
+    read_matrix,
+)
 
 _SIGNLESS = {"si8": "i8", "si16": "i16", "si32": "i32", "si64": "i64"}
 _F32_MAX = np.float32(np.finfo(np.float32).max)
@@ -72,6 +81,30 @@ def saturate_inputs(x: np.ndarray, dt: DType) -> np.ndarray:
     """Saturating mode: NaN inputs count as 0 and infinities as the type's largest value."""
     top = finite_max(dt)
     return np.nan_to_num(x, nan=0.0, posinf=top, neginf=-top)
+
+
+MX_TYPES = ("f8E4M3FN", "f8E5M2")       # MX operand types ptosim computes (fp4: not yet)
+
+
+def mx_product(a: np.ndarray, b: np.ndarray, sa: np.ndarray, sb: np.ndarray, adt: DType,
+               bdt: DType, sat: str) -> np.ndarray:
+    """sum_k A[i,k] 2^(sA[i,k/32]-127) B[k,j] 2^(sB[k/32,j]-127) in f64 (one rounding to
+    f32 later); ``sa``/``sb`` are e8m0 arrays (0xFF decodes as NaN). In saturating mode a
+    non-finite result is recomputed with NaN inputs as 0 and infinities as the largest
+    finite value, as ``mad`` does. Shared by ``mad_mx*`` and TMATMUL_MX*."""
+    kv = a.shape[1]
+    x, y = a.astype(np.float64), b.astype(np.float64)
+    xs = np.repeat(sa.astype(np.float64), 32, axis=1)[:, :kv]
+    ys = np.repeat(sb.astype(np.float64), 32, axis=0)[:kv]
+
+    def product(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asarray((p * xs) @ (q * ys))
+
+    prod = product(x, y)
+    if sat == "sat" and not np.isfinite(prod).all():
+        prod = product(saturate_inputs(x, adt), saturate_inputs(y, bdt))
+    return prod
 
 
 def _to_compute(x: np.ndarray, dt: DType) -> np.ndarray:
@@ -184,6 +217,103 @@ class MadOps(MachineState):
             self._accumulate(op, prod, is_float, sat, c_buf, c_off, ct, mv, nv,
                              bias_buf[bias_off:bias_off + nv * 4].view(ct.np)
                              if bias_ptr is not None else None)
+
+    def mad_mx(self, lhs: Ptr, rhs: Ptr, dst: Ptr, m: int, n: int, k: int, *,
+               unit_flag: str | None = None, disable_gemv: bool = False,
+               sat: str | None = None, tf32_mode: str | None = None,
+               n_dir: bool = False) -> None:
+        """MX: C = sum_k (A . 2^sA) (B . 2^sB), scales from the ScaleLeft / ScaleRight
+        buffers at the lhs / rhs addresses >> 4 (put there by mte_l1_l0a_mx / _l0b_mx)."""
+        self._mad_mx("mad_mx", lhs, rhs, dst, None, m, n, k, unit_flag, disable_gemv, sat,
+                     tf32_mode, n_dir)
+
+    def mad_mx_acc(self, lhs: Ptr, rhs: Ptr, dst: Ptr, m: int, n: int, k: int, *,
+                   unit_flag: str | None = None, disable_gemv: bool = False,
+                   sat: str | None = None, tf32_mode: str | None = None,
+                   n_dir: bool = False) -> None:
+        """MX: C += sum_k (A . 2^sA) (B . 2^sB)."""
+        self._mad_mx("mad_mx_acc", lhs, rhs, dst, None, m, n, k, unit_flag, disable_gemv,
+                     sat, tf32_mode, n_dir)
+
+    def mad_mx_bias(self, lhs: Ptr, rhs: Ptr, dst: Ptr, bias: Ptr, m: int, n: int, k: int, *,
+                    unit_flag: str | None = None, disable_gemv: bool = False,
+                    sat: str | None = None, tf32_mode: str | None = None,
+                    n_dir: bool = False) -> None:
+        """MX: C = sum_k (A . 2^sA) (B . 2^sB) + bias[j] (n f32 values in BT)."""
+        self._mad_mx("mad_mx_bias", lhs, rhs, dst, bias, m, n, k, unit_flag, disable_gemv,
+                     sat, tf32_mode, n_dir)
+
+    def _mad_mx(self, op: str, lhs: object, rhs: object, dst: object, bias: object,
+                m: object, n: object, k: object, unit_flag: object, disable_gemv: object,
+                sat: object, tf32_mode: object, n_dir: object) -> None:
+        require_op(self, op)
+        a = check_ptr(op, "lhs", lhs, "l0a")
+        b = check_ptr(op, "rhs", rhs, "l0b")
+        c = check_ptr(op, "dst", dst, "l0c")
+        mv = field(op, "m", m, MNK_BITS, 1)
+        nv = field(op, "n", n, MNK_BITS, 1)
+        kv = field(op, "k", k, MNK_BITS, 1)
+        types = (a.dtype.name, b.dtype.name)
+        if any(t.startswith("f4") for t in types):
+            raise NotImplementedOpError(f"{op} with fp4 (x2 packed) operands is not "
+                                        f"implemented; fp8 e4m3 / e5m2 are", op=op)
+        if any(t not in MX_TYPES for t in types) or c.dtype.name != "f32":
+            raise DtypeError(f"MX operands are fp8 (f8E4M3FN / f8E5M2) with an f32 "
+                             f"accumulator, got {types[0]} x {types[1]} -> {c.dtype.name}",
+                             op=op)
+        if kv % 64:
+            raise VerifyError(f"k = {kv} must be a multiple of 64: K is consumed 64 at a "
+                              f"time (two scale groups)", op=op, operand="k")
+        for name, p in (("lhs", a), ("rhs", b), ("dst", c)):
+            check_aligned(op, name, p, self.target.l0_align)
+        if unit_flag not in (None, "check_only", "check_and_set"):
+            raise VerifyError(f"unit_flag must be 'check_only' or 'check_and_set', got "
+                              f"{unit_flag!r}", op=op, operand="unit_flag")
+        if sat not in (None, "sat", "nosat"):
+            raise VerifyError(f"sat must be 'sat' or 'nosat', got {sat!r}", op=op, operand="sat")
+        if tf32_mode is not None:
+            raise VerifyError(f"tf32_mode applies to f32 x f32 mad only, got {tf32_mode!r}",
+                              op=op, operand="tf32_mode")
+        for name, flag in (("disable_gemv", disable_gemv), ("n_dir", n_dir)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise FieldRangeError(f"{name} must be a boolean, got {flag!r}", op=op,
+                                      operand=name)
+        if mv == 1 and not disable_gemv:
+            raise NotImplementedOpError("MX GEMV (m = 1 without disable_gemv) reads a one-row "
+                                        "scale layout ptosim does not model; add "
+                                        "disable_gemv", op=op)
+        bias_ptr = None
+        if bias is not None or op == "mad_mx_bias":
+            bias_ptr = check_ptr(op, "bias", bias, "bt")
+            if bias_ptr.dtype.name != "f32":
+                raise DtypeError(f"the bias of an MX matmul is f32, got "
+                                 f"{bias_ptr.dtype.name}", op=op, operand="bias")
+            check_aligned(op, "bias", bias_ptr)
+        at, bt_, ct = a.dtype, b.dtype, c.dtype
+        a_lay, b_lay = l0a_layout(self.target.l0a_layout, mv, kv, at), l0b_layout(kv, nv, bt_)
+        sa_lay, sb_lay = mx_scale_layout("l0a", mv, kv), mx_scale_layout("l0b", nv, kv)
+        a_buf, a_off = self._region(a, a_lay.span * at.size, access="R", op=op, operand="lhs")
+        b_buf, b_off = self._region(b, b_lay.span * bt_.size, access="R", op=op, operand="rhs")
+        sa_buf, sa_off = self._region(mx_scale_ptr(a), sa_lay.span, access="R", op=op,
+                                      operand="lhs scales")
+        sb_buf, sb_off = self._region(mx_scale_ptr(b), sb_lay.span, access="R", op=op,
+                                      operand="rhs scales")
+        c_buf, c_off = self._region(c, acc_layout(mv, nv, ct).span * ct.size, op=op,
+                                    operand="dst", access="RW" if op == "mad_mx_acc" else "W")
+        bias_row = None
+        if bias_ptr is not None:
+            bb, bo = self._region(bias_ptr, nv * 4, access="R", op=op, operand="bias")
+            bias_row = bb[bo:bo + nv * 4].view(np.float32)
+        groups = kv // 32
+        amat = read_matrix(a_buf, a_off, a_lay, at)[:mv, :kv]
+        bmat = read_matrix(b_buf, b_off, b_lay, bt_)[:kv, :nv]
+        sa = read_matrix(sa_buf, sa_off, sa_lay, E8M0)[:mv, :groups]
+        sb = read_matrix(sb_buf, sb_off, sb_lay, E8M0)[:groups, :nv]
+        if sat is None:                  # no clause: the CTRL register decides (bit 48)
+            sat = "nosat" if self.ctrl >> 48 & 1 else "sat"
+        prod = mx_product(amat, bmat, sa, sb, at, bt_, str(sat))
+        kind = {"mad_mx": "mad", "mad_mx_acc": "mad_acc"}.get(op, "mad_bias")
+        self._accumulate(kind, prod, True, sat, c_buf, c_off, ct, mv, nv, bias_row)
 
     @staticmethod
     def _accumulate(op: str, prod: np.ndarray, is_float: bool, sat: object, c_buf: np.ndarray,

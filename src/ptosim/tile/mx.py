@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..errors import DtypeError, NotImplementedOpError, VerifyError
-from ..ops.mad import acc_layout, saturate_inputs
+from ..ops.mad import acc_layout, mx_product
 from .tensor import GlobalTensor
 from .tile import E8M0, Tile, check_roles, matmul_shape
 
@@ -122,19 +120,12 @@ def tmatmul_mx(m: TileOps, op: str, acc: Tile, left: Tile, scale_left: Tile, rig
                               f"{tile.ptr.offset} (place it with addr={data.ptr.offset >> 4})",
                               op=op)
     groups = -(-kv // 32)
-    a = m._matrix(left, "R")[:mv, :kv].astype(np.float64)
-    b = m._matrix(right, "R")[:kv, :nv].astype(np.float64)
-    sa = m._matrix(scale_left, "R")[:mv, :groups].astype(np.float64)  # e8m0 2^(e-127), FF NaN
-    sb = m._matrix(scale_right, "R")[:groups, :nv].astype(np.float64)
+    a = m._matrix(left, "R")[:mv, :kv]
+    b = m._matrix(right, "R")[:kv, :nv]
+    sa = m._matrix(scale_left, "R")[:mv, :groups]        # e8m0 2^(e-127), FF NaN
+    sb = m._matrix(scale_right, "R")[:groups, :nv]
     sat = "nosat" if m.ctrl >> 48 & 1 else "sat"
-
-    def product(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return (x * np.repeat(sa, 32, axis=1)[:, :kv]) @ (y * np.repeat(sb, 32, axis=0)[:kv])
-
-    prod = product(a, b)
-    if sat == "sat" and not np.isfinite(prod).all():      # as mad: NaN inputs 0, inf max
-        prod = product(saturate_inputs(a, left.dtype), saturate_inputs(b, right.dtype))
+    prod = mx_product(a, b, sa, sb, left.dtype, right.dtype, sat)   # shared with mad_mx
     c_buf, c_off = m._region(acc.ptr, acc_layout(mv, nv, acc.dtype).span * 4, op=op,
                              operand="acc", access="RW" if op == "TMATMUL_MX_ACC" else "W")
     bias_row = None
