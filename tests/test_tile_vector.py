@@ -373,7 +373,8 @@ def test_tcmp_packs_bits_little_endian(name, rows, cols, vc, mode):
             assert (raw[r, c // 8] >> (c % 8)) & 1 == bits[r, c]
     # a5 stores whole predicate repeats: 256 / sizeof / 8 bytes, bits past vc zero
     unit = 256 // np.dtype(NP[name]).itemsize // 8
-    width = min(-(-(-(-vc // 8)) // unit) * unit, 32)
+    need = (vc + 7) // 8
+    width = min((need + unit - 1) // unit * unit, 32)
     assert untouched_outside(m, d, rows, width)
     tail = np.unpackbits(raw[:, :width], axis=1, bitorder="little")[:, vc:]
     assert not tail.any()
