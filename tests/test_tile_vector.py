@@ -380,6 +380,30 @@ def test_tcmp_packs_bits_little_endian(name, rows, cols, vc, mode):
     assert not tail.any()
 
 
+def test_a2a3_tcmp_compares_whole_repeats_and_ne_inverts_the_rows():
+    """a2a3 TCmp.hpp: a full mask over whole 256 B repeats (lanes past the valid columns
+    compare the bytes there, here the next row), ``ne`` = ``eq`` then NOT of the valid rows'
+    dst bytes; a2a3 TCMP takes i32 / f16 / f32 only."""
+    m = ptosim.Machine(target="a2a3")
+    a, x = filled(m, "f32", 4, 32, valid=(4, 20), lo=-3, hi=3)
+    b, y = filled(m, "f32", 4, 32, valid=(4, 20), lo=-3, hi=3, rng=np.random.default_rng(1))
+    d = blank(m, "ui8", 4, 32)
+    m.TCMP(d, a, b, mode="gt")
+    fx, fy = x.ravel(), y.ravel()
+    raw = whole(m, d)
+    for r in range(3):                   # row r's repeat: 64 lanes from flat r * 32
+        want = np.packbits(fx[r * 32:r * 32 + 64] > fy[r * 32:r * 32 + 64], bitorder="little")
+        np.testing.assert_array_equal(raw[r, :8], want)
+    m.TCMP(d, a, b, mode="ne")
+    eq = np.packbits(fx[:64] == fy[:64], bitorder="little")
+    np.testing.assert_array_equal(whole(m, d)[0, :8], ~eq)
+    assert (whole(m, d)[0, 8:] == (~np.uint8(SENTINEL))).all()   # inverted, never written
+    with pytest.raises(DtypeError, match="TCMP: element type i16 is not supported on a2a3; "
+                                         "legal: f16, f32, i32"):
+        t = m.tile("Vec", "i16", 4, 32)
+        m.TCMP(d, t, t)
+
+
 def test_tcmps_compares_with_a_scalar():
     m = mk()
     a, x = filled(m, "f32", 4, 64)
@@ -439,7 +463,8 @@ def test_rules():
         (lambda: m.TCMP(m.tile("Vec", "ui8", 16, 32), a, b, mode="xx"), PtoValueError,
          "mode must be one of eq, ne, lt, le, gt, ge, got 'xx'"),
         (lambda: m.TCMP(m.tile("Vec", "ui8", 1, 32), a, b), VerifyError,
-         "a 16x64 compare needs 16 rows of 8 mask bytes; dst is 1 rows"),
+         "a 16x64 compare stores 16 rows of 8 mask bytes (whole 256 B repeats) at a 32 B row "
+         "stride; dst has 32 bytes"),
         (lambda: m.TPARTADD(d, small, m.tile("Vec", "f32", 16, 64, valid=(8, 64))),
          VerifyError, "must have dst's valid region 16x64 and the other must fit"),
         (lambda: m.TROWEXPANDADD(d, small, small), VerifyError,

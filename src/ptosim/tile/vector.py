@@ -83,8 +83,9 @@ def _check_dtypes(op: str, rule: VecRule, elem: DType, dst: Tile, srcs: list[Til
         if t.dtype.name != elem.name:
             raise DtypeError(f"{name} is {t.dtype.name} but {names[0]} is {elem.name}: the "
                              f"sources must share one element type", op=op, operand=name)
-    if elem.name not in rule.dtypes or not m.target.has_dtype(elem.name):
-        legal = sorted(d for d in rule.dtypes if m.target.has_dtype(d))
+    allowed = rule.dtypes & m.target.tile_vector_dtypes.get(op.lower(), rule.dtypes)
+    if elem.name not in allowed or not m.target.has_dtype(elem.name):
+        legal = sorted(d for d in allowed if m.target.has_dtype(d))
         raise DtypeError(f"element type {elem.name} is not supported on {m.target.name}; "
                          f"legal: {', '.join(legal)}", op=op, operand=names[0] if names else "dst")
     if rule.out is None:
@@ -399,26 +400,55 @@ def _mode(op: str, kw: dict[str, Any]) -> str:
     return mode
 
 
-def _store_bits(m: TileOps, op: str, dst: Tile, bits: np.ndarray, elem: DType) -> None:
-    """Pack one bit per element, little-endian within each byte, row r at byte r x (dst's
-    row bytes). a5 stores whole predicate repeats: each row's bytes up to the next
-    VL / sizeof(elem) / 8 byte boundary (bits past the valid columns are 0), clipped to
-    the destination row."""
-    vr, vc = bits.shape
+def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
+              mode: str) -> None:
+    """Compare row by row and store one bit per element, little-endian within each byte,
+    row r at byte r x (dst's row bytes). Both targets store whole repeats (VL / sizeof
+    elements = VL / sizeof / 8 mask bytes) per row, rows in order. a5 compares under a
+    predicate of the valid columns (the bits past them are 0); a2a3 compares every lane of
+    the repeats with a full mask, reading the bytes past the valid columns (the next row's
+    data, or whatever follows the tile), and computes ``ne`` as ``eq`` followed by a NOT of
+    the valid rows' dst bytes (a2a3 TCmp.hpp)."""
+    src = srcs[0]
+    elem = src.dtype
+    vr, vc = src.valid
+    lanes = VL // elem.size
+    reps = -(-vc // lanes)
+    width = reps * lanes // 8
     row_bytes = dst.cols * dst.dtype.size
-    need = -(-vc // 8)
-    if need > row_bytes or vr > dst.rows:
-        raise VerifyError(f"a {vr}x{vc} compare needs {vr} rows of {need} mask bytes; dst "
-                          f"is {dst.rows} rows of {row_bytes} bytes", op=op, operand="dst")
-    unit = VL // elem.size // 8
-    width = min(-(-need // unit) * unit, row_bytes)
-    padded = np.zeros((vr, width * 8), bool)
-    padded[:, :vc] = bits
-    packed = np.packbits(padded, axis=1, bitorder="little")
+    if (vr - 1) * row_bytes + width > dst.nbytes:
+        raise VerifyError(f"a {vr}x{vc} compare stores {vr} rows of {width} mask bytes (whole "
+                          f"{VL} B repeats) at a {row_bytes} B row stride; dst has "
+                          f"{dst.nbytes} bytes", op=op, operand="dst")
+    whole = m.target.tcmp_whole_repeats
+    used = "eq" if whole and mode == "ne" else mode
+
+    def lines(t: Tile | None) -> np.ndarray:
+        if t is None:
+            return np.broadcast_to(alu._arr(_scalar(op, scalar, elem), elem),
+                                   (vr, reps * lanes)).copy()
+        if not whole:
+            out = np.zeros((vr, reps * lanes), elem.np)
+            out[:, :vc] = _read(m, t)
+            return out
+        span = ((vr - 1) * t.cols + reps * lanes) * elem.size
+        buf, off = m._region(t.ptr, span, access="R", op=op, operand="src")
+        flat = np.array(buf[off:off + span]).view(elem.np)
+        return np.stack([flat[r * t.cols:r * t.cols + reps * lanes] for r in range(vr)])
+
+    a = lines(srcs[0])
+    b = lines(srcs[1] if len(srcs) > 1 else None)
+    bits = alu.compare(used, a, b, elem)
+    if not whole:
+        bits[:, vc:] = False
+    packed = np.packbits(bits, axis=1, bitorder="little")
     buf, off = m._region(dst.ptr, dst.nbytes, access="W", op=op, operand="dst")
     for r in range(vr):
         start = off + r * row_bytes
         buf[start:start + width] = packed[r]
+    if whole and mode == "ne":          # vnot over valid rows x dst cols / 2 halfwords
+        n = vr * dst.cols // 2 * 2
+        buf[off:off + n] = ~buf[off:off + n]
 
 
 def _cmp(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
@@ -426,16 +456,11 @@ def _cmp(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, An
     if s0.valid != s1.valid:
         raise VerifyError(f"src1's valid region {s1.valid[0]}x{s1.valid[1]} differs from "
                           f"src0's {s0.valid[0]}x{s0.valid[1]}", op=op, operand="src1")
-    bits = alu.compare(_mode(op, kw), _read(m, s0), _read(m, s1), s0.dtype)
-    _store_bits(m, op, v["dst"], bits, s0.dtype)
+    _cmp_rows(m, op, v["dst"], [s0, s1], None, _mode(op, kw))
 
 
 def _cmps(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
-    src = v["src"]
-    x = _read(m, src)
-    s = alu._arr(_scalar(op, v["scalar"], src.dtype), src.dtype)
-    bits = alu.compare(_mode(op, kw), x, np.broadcast_to(s, x.shape).copy(), src.dtype)
-    _store_bits(m, op, v["dst"], bits, src.dtype)
+    _cmp_rows(m, op, v["dst"], [v["src"]], v["scalar"], _mode(op, kw))
 
 
 def _mask_bits(m: TileOps, op: str, mask: Tile, vr: int, vc: int, cpu: bool) -> np.ndarray:
