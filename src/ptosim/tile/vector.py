@@ -40,16 +40,23 @@ def _kind(x: object) -> str:
 
 
 # --- the shared method ------------------------------------------------------------------
+_BOUND: dict[tuple[str, tuple[str, ...]], tuple[str, ...] | None] = {}
+
+
 def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
     op = spec.method or spec.name.upper()
     if not args:
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
     dst, ins = args[0], list(args[1:])
-    names = bind(spec, [_kind(x) for x in ins])
+    kinds = tuple(_kind(x) for x in ins)
+    key = (spec.name, kinds)
+    if key not in _BOUND:                   # one binding per op and operand kinds
+        _BOUND[key] = bind(spec, kinds)
+    names = _BOUND[key]
     if names is None:
         got = ", ".join(_kind(x) for x in ins)
         raise PtoTypeError(f"operands after dst must be {signature(spec)}, got ({got})", op=op)
-    known = {k for _, k in spec.attrs} | {"cpu_sim_compat"}
+    known = {k for _, k in spec.attrs} | {"cpu_sim_compat"} if kw else set()
     for key in kw:
         if key not in known:
             raise PtoTypeError(f"unknown keyword {key!r}; known: {', '.join(sorted(known))}",
@@ -108,16 +115,23 @@ def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[in
 
 
 # --- reading and writing ------------------------------------------------------------------
+def _nd(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
+    """The whole ND tile as a writable (rows, cols) view of its buffer (ND is plain
+    row-major, so no layout map is needed)."""
+    buf, off = m._region(t.ptr, t.nbytes, access=access, op=t.tile_type, operand=operand)
+    return buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)
+
+
 def _read(m: TileOps, t: Tile, rows: int | None = None, cols: int | None = None) -> np.ndarray:
     vr, vc = t.valid
     r = vr if rows is None else rows
     c = vc if cols is None else cols
-    return np.array(m._matrix(t, "R")[:r, :c])
+    return np.array(_nd(m, t, "R", "src")[:r, :c])
 
 
 def _write(m: TileOps, dst: Tile, values: np.ndarray, r0: int = 0, c0: int = 0) -> None:
     r, c = values.shape
-    m._store_matrix(dst, slice(r0, r0 + r), slice(c0, c0 + c), values.astype(dst.dtype.np))
+    _nd(m, dst, "W", "dst")[r0:r0 + r, c0:c0 + c] = values.astype(dst.dtype.np, copy=False)
 
 
 def _scalar(op: str, x: Any, dt: DType) -> Any:
@@ -198,10 +212,15 @@ def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
     return acc
 
 
+_EXACT = {"max": np.maximum, "min": np.minimum}    # exact in any order (NaN propagates)
+
+
 def _reduce_rows(x: np.ndarray, lane: str, dt: DType) -> np.ndarray:
     """Reduce each row of ``x`` (rows, cols) to one element of ``dt``."""
     if lane == "sum":
         return _chunk_sum(x, dt)
+    if lane in _EXACT:
+        return _EXACT[lane].reduce(x, axis=1)
     acc = x[:, 0].copy()
     fn = alu.BINARY["mul" if lane == "prod" else lane]
     for c in range(1, x.shape[1]):             # left to right (max / min: exact anyway)
@@ -238,6 +257,11 @@ def _colreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
         if "tmp" not in v:
             raise VerifyError("is_binary needs the tmp tile", op=op, operand="tmp")
         acc = _pairwise_rows(x, dt)
+    elif rule.lane in _EXACT:
+        acc = _EXACT[rule.lane].reduce(x, axis=0)
+    elif dt.kind in ("int", "uint") or dt.name == "f32":
+        # numpy reduces axis 0 row by row, rounding (or wrapping) each step: top to bottom
+        acc = (np.add if rule.lane == "sum" else np.multiply).reduce(x, axis=0, dtype=dt.np)
     else:
         acc = x[0].copy()
         for r in range(1, vr):
