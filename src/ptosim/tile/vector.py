@@ -49,10 +49,10 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
     dst, ins = args[0], list(args[1:])
     kinds = tuple(_kind(x) for x in ins)
-    key = (spec.name, kinds)
-    if key not in _BOUND:                   # one binding per op and operand kinds
-        _BOUND[key] = bind(spec, kinds)
-    names = _BOUND[key]
+    bkey = (spec.name, kinds)
+    if bkey not in _BOUND:                  # one binding per op and operand kinds
+        _BOUND[bkey] = bind(spec, kinds)
+    names = _BOUND[bkey]
     if names is None:
         got = ", ".join(_kind(x) for x in ins)
         raise PtoTypeError(f"operands after dst must be {signature(spec)}, got ({got})", op=op)
