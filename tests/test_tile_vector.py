@@ -404,6 +404,25 @@ def test_a2a3_tcmp_compares_whole_repeats_and_ne_inverts_the_rows():
         m.TCMP(d, t, t)
 
 
+def test_tcmp_cpu_sim_compat_writes_the_simulator_words():
+    """pto-isa cpu/TCmp.h: ceil(vc / 8) bytes per row (32-bit words for a ui32 dst), at most
+    dst's valid columns, nothing past them."""
+    m = mk()
+    a, x = filled(m, "f32", 4, 64, valid=(4, 20))
+    b, y = filled(m, "f32", 4, 64, valid=(4, 20), rng=np.random.default_rng(9))
+    d = blank(m, "ui8", 4, 32)
+    m.TCMP(d, a, b, mode="lt", cpu_sim_compat=True)
+    want = np.packbits(x[:, :20] < y[:, :20], axis=1, bitorder="little")     # 3 bytes
+    np.testing.assert_array_equal(whole(m, d)[:, :3], want)
+    assert untouched_outside(m, d, 4, 3)
+    w = blank(m, "ui32", 4, 8, valid=(4, 1))
+    m.TCMP(w, a, b, mode="lt", cpu_sim_compat=True)
+    bits = (x[:, :20] < y[:, :20]).astype(np.uint64)
+    np.testing.assert_array_equal(whole(m, w)[:, 0], (bits << np.arange(20, dtype=np.uint64))
+                                  .sum(axis=1).astype(np.uint32))
+    assert untouched_outside(m, w, 4, 1)
+
+
 def test_tcmps_compares_with_a_scalar():
     m = mk()
     a, x = filled(m, "f32", 4, 64)

@@ -425,14 +425,19 @@ def _mode(op: str, kw: dict[str, Any]) -> str:
 
 
 def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
-              mode: str) -> None:
+              mode: str, cpu: bool = False) -> None:
     """Compare row by row and store one bit per element, little-endian within each byte,
     row r at byte r x (dst's row bytes). Both targets store whole repeats (VL / sizeof
     elements = VL / sizeof / 8 mask bytes) per row, rows in order. a5 compares under a
     predicate of the valid columns (the bits past them are 0); a2a3 compares every lane of
     the repeats with a full mask, reading the bytes past the valid columns (the next row's
     data, or whatever follows the tile), and computes ``ne`` as ``eq`` followed by a NOT of
-    the valid rows' dst bytes (a2a3 TCmp.hpp)."""
+    the valid rows' dst bytes (a2a3 TCmp.hpp). ``cpu``: the C++ CPU simulator's bytes,
+    ceil(valid cols / bits) words per row (8 bits per element, 32 for a ui32 dst), at most
+    dst's valid columns, bits past the valid columns 0, nothing else written."""
+    if cpu:
+        _cmp_cpu(m, op, dst, srcs, scalar, mode)
+        return
     src = srcs[0]
     elem = src.dtype
     vr, vc = src.valid
@@ -475,16 +480,39 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
         buf[off:off + n] = ~buf[off:off + n]
 
 
+def _cmp_cpu(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
+             mode: str) -> None:
+    src = srcs[0]
+    elem = src.dtype
+    vr, vc = src.valid
+    a = _read(m, src)
+    b = _read(m, srcs[1]) if len(srcs) > 1 else np.broadcast_to(
+        alu._arr(_scalar(op, scalar, elem), elem), a.shape).copy()
+    bits = alu.compare(mode, a, b, elem)
+    k = 32 if dst.dtype.name == "ui32" else 8
+    words = min(-(-vc // k), dst.valid[1])
+    if vr > dst.rows:
+        raise VerifyError(f"a {vr}-row compare needs {vr} dst rows, dst has {dst.rows}",
+                          op=op, operand="dst")
+    padded = np.zeros((vr, words * k), bool)
+    n = min(vc, words * k)
+    padded[:, :n] = bits[:, :n]
+    weights = (np.uint64(1) << np.arange(k, dtype=np.uint64))
+    packed = (padded.reshape(vr, words, k).astype(np.uint64) * weights).sum(axis=2)
+    _write(m, dst, packed.astype(f"u{dst.dtype.size}").view(dst.dtype.np))
+
+
 def _cmp(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     s0, s1 = v["src0"], v["src1"]
     if s0.valid != s1.valid:
         raise VerifyError(f"src1's valid region {s1.valid[0]}x{s1.valid[1]} differs from "
                           f"src0's {s0.valid[0]}x{s0.valid[1]}", op=op, operand="src1")
-    _cmp_rows(m, op, v["dst"], [s0, s1], None, _mode(op, kw))
+    _cmp_rows(m, op, v["dst"], [s0, s1], None, _mode(op, kw), bool(kw.get("cpu_sim_compat")))
 
 
 def _cmps(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
-    _cmp_rows(m, op, v["dst"], [v["src"]], v["scalar"], _mode(op, kw))
+    _cmp_rows(m, op, v["dst"], [v["src"]], v["scalar"], _mode(op, kw),
+              bool(kw.get("cpu_sim_compat")))
 
 
 def _mask_bits(m: TileOps, op: str, mask: Tile, vr: int, vc: int, cpu: bool) -> np.ndarray:
