@@ -146,7 +146,55 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL_MX_BIAS": ([acc, left, left, right, right, bias], {}),
     }
     del matb
+    calls.update(vector_baselines(m))
     return m, calls
+
+
+def vector_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """One valid call per vector tile op row, built from the row (family, element types)."""
+    from ptosim.isa.tile_vector import ROWS
+    out: dict[str, tuple[list[Any], dict[str, Any]]] = {}
+    pool: dict[tuple, Any] = {}
+    top = [98304]
+
+    def tile(dt: str, rows: int, cols: int, valid: tuple[int, int] | None = None,
+             n: int = 0) -> Any:
+        """Tiles shared between the baselines, placed from byte 96 Ki of UB."""
+        key = (dt, rows, cols, valid, n)
+        if key not in pool:
+            pool[key] = m.tile("Vec", dt, rows, cols, valid=valid, addr=top[0])
+            top[0] += -(-pool[key].nbytes // 32) * 32
+        return pool[key]
+
+    for spec in ROWS:
+        rule = spec.impl
+        dt = next(d for d in ("f32", "i32", "f16", "i16") if d in rule.dtypes)
+        o = next(d for d in ("ui8", "i32") if rule.out is None or d in rule.out) \
+            if rule.out else dt
+        if rule.family in ("rowarg", "colarg"):
+            o = "i32"
+        full = tile(dt, 8, 64, (8, 50))
+        fam = rule.family
+        if fam in ("rowreduce", "rowarg"):
+            dst = tile(o, 8, 8, (8, 1))
+        elif fam in ("colreduce", "colarg"):
+            dst = tile(o, 1, 64, (1, 50))
+        elif fam in ("cmp", "cmps"):
+            dst = tile(o, 8, 32)
+        else:
+            dst = tile(o, 8, 64, (8, 50), 2)
+        scalar = 3 if dt.startswith("i") else 1.5
+        kinds = {"src": full, "src0": full, "src1": tile(dt, 8, 64, (8, 50), 1),
+                 "tmp": tile(dt, 8, 64), "scalar": scalar,
+                 "mask": tile("ui8", 8, 32)}
+        if fam in ("rowexpand", "rowexpandop"):
+            kinds["src" if fam == "rowexpand" else "src1"] = tile(dt, 8, 8, (8, 1))
+        if fam in ("colexpand", "colexpandop"):
+            kinds["src" if fam == "colexpand" else "src1"] = tile(dt, 1, 64, (1, 50))
+        args = [dst] + [kinds[x.name] for x in spec.operands[1:]]
+        kw = {"mode": "lt"} if fam in ("cmp", "cmps") else {}
+        out[spec.method] = (args, kw)
+    return out
 
 
 REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS"}

@@ -91,3 +91,32 @@ def test_an_op_that_produces_values_binds_them():
     assert ex._invoke(state, fake, row, [], {}) == [5]
     fake.results = []
     assert ex._invoke(state, fake, row, [], {}) is None
+
+
+def test_every_vector_tile_row_parses_prints_and_has_its_python_face():
+    """A vector tile op is one row: its text form (built from the row's operands) parses,
+    prints and parses again, and its Python face is the shared method with the row's name."""
+    from ptosim.frontend import parse_module, print_module
+    from ptosim.isa.tile_vector import ROWS
+    m = ptosim.Machine()
+    for s in ROWS:
+        dt = next(d for d in ("f32", "i32", "f16", "i16") if d in s.impl.dtypes)
+        tb = f"!pto.tile_buf<vec, 16x64x{dt}>"
+        body, names, types = [], [], []
+        for i, o in enumerate(s.operands):
+            if o.kind == "tile":
+                body.append(f"%v{i} = pto.alloc_tile : {tb}")
+                names.append(f"%v{i}"), types.append(tb)
+            else:
+                sc = "f32" if dt.startswith("f") else dt
+                val = "1.0" if sc.startswith("f") else "1"
+                body.append(f"%v{i} = arith.constant {val} : {sc}")
+                names.append(f"%v{i}"), types.append(sc)
+        op = (f"{s.mnemonic} ins({', '.join(names[1:])} : {', '.join(types[1:])}) "
+              f"outs({names[0]} : {types[0]})")
+        text = ("func.func @k() attributes {pto.aicore} {\n  " + "\n  ".join(body) +
+                f"\n  {op}\n  return\n}}")
+        printed = print_module(parse_module(text))
+        assert s.mnemonic in print_module(parse_module(printed)), s.name
+        assert getattr(m, s.method).__name__ == s.method
+        assert s.pipe == "V" and s.core == "vector"

@@ -9,6 +9,7 @@ from .errors import NotImplementedOpError, PtoTypeError, api_guard
 from .isa import GENERATED, OpSpec, planned_methods
 from .ops.legacy import LegacyOps
 from .tile.ops import TileOps
+from .tile.vector import method as tile_vector_method
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
 PLANNED_OPS = planned_methods()
@@ -49,6 +50,8 @@ def _register_writer(spec: OpSpec) -> Callable[..., None]:
 for _spec in GENERATED:
     if _spec.register is not None:
         setattr(Machine, _spec.name, _register_writer(_spec))
+    elif _spec.syntax == "tile_dps":            # vector tile ops: one shared method per row
+        setattr(Machine, _spec.method or _spec.name.upper(), tile_vector_method(_spec))
 
 
 def _guard_public_methods(cls: type) -> None:

@@ -90,6 +90,11 @@ class Target:
     bt_bf16: bool = False           # mte_l1_bt widens bf16 to f32
     semaphores_paired: bool = False  # a cube set reaches both AIVs, a cube wait needs both
                                      # (else cube ids 0-15 address AIV0, 16-31 AIV1)
+    # Vector tile ops: element types an op is narrowed to here (op -> names; absent: the
+    # row's list); TCMP compares whole 256 B repeats under a full mask, so the mask bits
+    # past the valid columns come from the bytes there (else: zeroing predicate, 0 bits).
+    tile_vector_dtypes: dict[str, frozenset[str]] = field(default_factory=dict)
+    tcmp_whole_repeats: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -138,6 +143,8 @@ A2A3 = Target(
     acc_dst_layouts={("move", "Mat"): _NZ_ONLY, ("insert", "Mat"): _NZ_ONLY,
                      ("extract", "Mat"): _NZ_ONLY},
     semaphores_paired=True,
+    tile_vector_dtypes={"tcmp": frozenset({"i32", "f16", "f32"})},   # a2a3 TCmp.hpp
+    tcmp_whole_repeats=True,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),
 )

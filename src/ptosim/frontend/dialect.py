@@ -68,8 +68,10 @@ from .tile_ops import TILE_OPS, VIEW_OPS
 from .tile_types import (
     AccToVecModeAttr,
     AtomicTypeAttr,
+    CmpModeAttr,
     LayoutAttr,
     PartitionTensorViewType,
+    PrecisionModeAttr,
     ReluPreModeAttr,
     TensorViewType,
     TileBufType,
@@ -79,8 +81,12 @@ MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,
     MteL1BtOp, MteL1FbOp, MteL1L0aOp, MteL1L0bOp, MteL1L0aMxOp, MteL1L0bMxOp, MadOp, MadAccOp,
     MadBiasOp, MadMxOp, MadMxAccOp, MadMxBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
-    *GENERATED_OPS,          # one registry row each (ptosim.isa.table)
+    # one registry row each (ptosim.isa.table)
+    *(cls for cls in GENERATED_OPS if cls.SPEC.kind == "micro"),  # type: ignore[attr-defined,arg-type]
 )
+# The vector tile ops (ptosim.isa.tile_vector): generated DPS tile ops, one row each.
+VECTOR_TILE_OPS = tuple(cls for cls in GENERATED_OPS
+                        if cls.SPEC.kind == "tile")  # type: ignore[attr-defined]
 
 OTHER_OPS = (
     CastPtrOp, AddPtrOp, SectionCubeOp, SectionVectorOp, GetBlockIdxOp, GetBlockNumOp,
@@ -99,8 +105,8 @@ _attach_specs((*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS))
 
 PTO = Dialect(
     "pto",
-    [*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS],
+    [*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS, *VECTOR_TILE_OPS],
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
      KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
-     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr],
+     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr],
 )

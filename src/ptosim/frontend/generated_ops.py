@@ -7,20 +7,43 @@ new op of such a family is one row in `ptosim.isa.table` (or a family module of
 operands of the kinds the row's ``operands`` give (``ptr``, ``int``, ``flag``, ``number``)
 and the boolean attributes its ``attrs`` name; no results (PTOAS's assembly format of the
 register-level ops: ``$a `,` $b ... attr-dict `:` type($a) `,` ...``).
+``tile_dps``: ``pto.<name> ins(%a, %b[, %s] [{attrs}] : TB, TB[, f32]) outs(%d : TB)
+[{attrs}]`` -- destination-passing tile ops (the vector tile ops): tiles and scalars in
+``ins`` in one of the row's operand orders, the destination in ``outs``, attributes
+(the row's ``attrs``) inside ``ins`` before the colon or after ``outs``.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, i1, i64
-from xdsl.irdl import irdl_op_definition, opt_prop_def, var_operand_def
-from xdsl.parser import Parser
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, StringAttr, i1, i64
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 from ..isa import GENERATED, OpSpec
+from ..isa.tile_vector import bind, signature
+from .attributes import _WordAttr, kind_error
 from .base import MicroOp, Slot
-from .syntax import Operands, parse_types, print_types, print_values, reject_extra_types
+from .syntax import (
+    Operands,
+    keyword,
+    parse_type_at,
+    parse_types,
+    print_types,
+    print_values,
+    reject_extra_types,
+)
+from .tile_types import is_tile_type
 
 
 class ScalarsOp(MicroOp):
@@ -70,9 +93,9 @@ class OperandsOp(MicroOp):
         pos = parser.pos
         flags = []
         for key, value in parser.parse_optional_attr_dict().items():
-            if key not in cls.SPEC.attrs or not (isinstance(value, IntegerAttr)
+            if key not in dict(cls.SPEC.attrs) or not (isinstance(value, IntegerAttr)
                                                  and value.type == i1):
-                allowed = " or ".join(f"'{a} = true|false'" for a in cls.SPEC.attrs)
+                allowed = " or ".join(f"'{a} = true|false'" for a, _ in cls.SPEC.attrs)
                 parser.raise_error(f"{cls.name}: unexpected attribute '{key}'"
                                    + (f" (allowed: {allowed})" if allowed else
                                       " (the op takes none)"), pos)
@@ -102,21 +125,130 @@ class OperandsOp(MicroOp):
         return [(o.name, v, o.kind) for o, v in zip(self.SPEC.operands, self.values)]
 
     def python_call(self) -> tuple[list[object], dict[str, object]]:
-        flags: dict[str, object] = {f.data: True for f in self.flags} \
+        names = dict(self.SPEC.attrs)
+        flags: dict[str, object] = {names[f.data]: True for f in self.flags} \
             if self.flags is not None else {}
         return list(self.values), flags
 
 
-_FAMILIES: dict[str, type[MicroOp]] = {"scalars": ScalarsOp, "operands": OperandsOp}
+
+def _operand_kind(t: Attribute) -> str:
+    return "tile" if is_tile_type(t) else "scalar" if kind_error("scalar", t) is None else "?"
 
 
-def _make(spec: OpSpec) -> type[MicroOp]:
+def _attr_value(value: Attribute) -> object:
+    """An attribute as the Python face's keyword value: a word, an int or a bool."""
+    if isinstance(value, _WordAttr):
+        return value.value.data
+    if isinstance(value, IntegerAttr):
+        n = value.value.data
+        return bool(n) if isinstance(value.type, IntegerType) and value.type.width.data == 1 \
+            else n
+    return str(value)
+
+
+class TileDpsOp(IRDLOperation):
+    """A destination-passing tile op described by ``SPEC.operands`` (dst first, then the
+    ins in one of the row's orders) and ``SPEC.attrs``."""
+
+    SPEC: ClassVar[OpSpec]
+    srcs = var_operand_def()
+    dst = operand_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TileDpsOp:
+        name = cls.name
+        keyword(parser, "ins", name)
+        parser.parse_punctuation("(", " after ins")
+        ins_pos = parser.pos
+        unresolved: list[UnresolvedOperand] = []
+        while True:
+            operand = parser.parse_optional_unresolved_operand()
+            if operand is None:
+                break
+            unresolved.append(operand)
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        attrs = cls._parse_attrs(parser)
+        parser.parse_punctuation(":", f" before the ins(...) types of {name}")
+        types = parse_types(parser, len(unresolved), name) if unresolved else []
+        pos = parser.pos
+        if parser.parse_optional_punctuation(",") is not None:
+            parser.raise_error(f"{name}: ins(...) has more types than operands", pos)
+        parser.parse_punctuation(")", " to close ins(...)")
+        keyword(parser, "outs", name, "after ins(...)")
+        parser.parse_punctuation("(", " after outs")
+        ops = Operands(parser, name)
+        kinds = [_operand_kind(t) for t, _ in types]
+        form = bind(cls.SPEC, kinds)
+        if form is None:
+            parser.raise_error(f"{name}: ins(...) must be {signature(cls.SPEC)}, got "
+                               f"({', '.join(kinds)})", ins_pos)
+        for label, operand, kind in zip(form, unresolved, kinds):
+            ops.items.append((label, operand, kind))
+        ops.add("dst", "tile")
+        parser.parse_punctuation(":", f" before the outs(...) type of {name}")
+        types.append(parse_type_at(parser))
+        parser.parse_punctuation(")", " to close outs(...)")
+        for key, value in cls._parse_attrs(parser).items():
+            attrs[key] = value
+        values = ops.resolve(types)
+        return cls.build(operands=[values[:-1], values[-1]], attributes=attrs)
+
+    @classmethod
+    def _parse_attrs(cls, parser: Parser) -> dict[str, Attribute]:
+        pos = parser.pos
+        attrs = parser.parse_optional_attr_dict()
+        known = [k for k, _ in cls.SPEC.attrs]
+        for key in attrs:
+            if key not in known:
+                parser.raise_error(f"{cls.name}: unsupported attribute '{key}' (known: "
+                                   f"{', '.join(known) or 'none'})", pos)
+        return attrs
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        print_values(printer, self.srcs)
+        printer.print_string(" : ")
+        print_types(printer, self.srcs)
+        printer.print_string(") outs(")
+        printer.print_operand(self.dst)
+        printer.print_string(" : ")
+        printer.print_attribute(self.dst.type)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        kinds = [_operand_kind(v.type) for v in self.srcs]
+        if bind(self.SPEC, kinds) is None:
+            raise VerifyException(f"{self.name}: ins(...) must be {signature(self.SPEC)}, got "
+                                  f"({', '.join(kinds)})")
+        if (why := kind_error("tile", self.dst.type)) is not None:
+            raise VerifyException(f"{self.name}: dst {why}")
+        known = {k for k, _ in self.SPEC.attrs}
+        for key in self.attributes:
+            if key not in known:
+                raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        """``[dst, *ins]`` and the attributes as the Python face's keywords."""
+        names = dict(self.SPEC.attrs)
+        return [self.dst, *self.srcs], {names[k]: _attr_value(v)
+                                        for k, v in self.attributes.items()}
+
+
+_FAMILIES: dict[str, type[IRDLOperation]] = {"scalars": ScalarsOp, "operands": OperandsOp,
+                                              "tile_dps": TileDpsOp}
+
+
+def _make(spec: OpSpec) -> type[IRDLOperation]:
     camel = "".join(part.capitalize() for part in spec.name.replace(".", "_").split("_"))
     family = _FAMILIES[spec.syntax or ""]
-    cls: type[MicroOp] = irdl_op_definition(type(f"{camel}Op", (family,), {
+    cls: type[IRDLOperation] = irdl_op_definition(type(f"{camel}Op", (family,), {
         "name": spec.mnemonic, "__doc__": f"``{spec.mnemonic}``"}))
-    cls.SPEC = spec
+    cls.SPEC = spec  # type: ignore[attr-defined]
     return cls
 
 
-GENERATED_OPS: tuple[type[MicroOp], ...] = tuple(_make(s) for s in GENERATED)
+GENERATED_OPS: tuple[type[IRDLOperation], ...] = tuple(_make(s) for s in GENERATED)

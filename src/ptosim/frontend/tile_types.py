@@ -37,7 +37,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from ..dtypes import DTYPES
-from .attributes import KINDS, SPACE_ALIASES, _WordAttr, element_name
+from .attributes import KINDS, SPACE_ALIASES, _WordAttr, element_name, is_number_type
 
 # .pto spelling -> ptosim name (the names `ptosim.Machine.tile` uses)
 TILE_LOCS: dict[str, str] = {"vec": "Vec", "mat": "Mat", "left": "Left", "right": "Right",
@@ -402,6 +402,29 @@ class AccToVecModeAttr(_WordAttr):
     WHAT = "an acc-to-vec mode"
 
 
+@irdl_attr_definition
+class CmpModeAttr(_WordAttr):
+    """``#pto.cmp<eq|ne|lt|le|gt|ge>`` (also ``#pto<cmp ...>``): tcmp / tcmps's predicate."""
+
+    name = "pto.cmp"
+
+    value: StringAttr
+    CHOICES = ("eq", "ne", "lt", "le", "gt", "ge")
+    WHAT = "a compare mode"
+
+
+@irdl_attr_definition
+class PrecisionModeAttr(_WordAttr):
+    """``#pto.precision_mode<DEFAULT|HIGH_PRECISION>`` (the Gym tile spec's spelling of the
+    SFU ops' precision; ptosim's results are numpy f32 either way)."""
+
+    name = "pto.precision_mode"
+
+    value: StringAttr
+    CHOICES = ("DEFAULT", "HIGH_PRECISION", "HIGH_PERFORMANCE")
+    WHAT = "a precision mode"
+
+
 # --- accessors and predicates --------------------------------------------------------------
 def is_tile_type(t: Attribute) -> bool:
     return isinstance(t, TileBufType)
@@ -463,4 +486,5 @@ KINDS.update({
     "tile": (is_tile_type, "a !pto.tile_buf"),
     "tensor_view": (lambda t: isinstance(t, TensorViewType), "a !pto.tensor_view"),
     "view": (is_view_type, "a !pto.partition_tensor_view (or !pto.tensor_view)"),
+    "scalar": (is_number_type, "an integer or float scalar"),
 })

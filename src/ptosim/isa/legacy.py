@@ -19,7 +19,8 @@ def _ints(*names_bits: tuple[str, int]) -> tuple[Operand, ...]:
 
 
 def _row(name: str, pipe: str, core: str, operands: tuple[Operand, ...],
-         targets: frozenset[str] | None = None, attrs: tuple[str, ...] = ()) -> OpSpec:
+         targets: frozenset[str] | None = None,
+         attrs: tuple[tuple[str, str], ...] = ()) -> OpSpec:
     return OpSpec(name, "micro", pipe, core, name, targets, syntax="operands",
                   operands=operands, attrs=attrs)
 
@@ -27,6 +28,8 @@ def _row(name: str, pipe: str, core: str, operands: tuple[Operand, ...],
 _GAP = _ints(("sid", 4), ("n_burst", 12), ("len_burst", 16), ("src_gap", 16), ("dst_gap", 16))
 _LOAD = _ints(("m_start", 16), ("k_start", 16), ("m_step", 8), ("k_step", 8),
               ("src_stride", 16), ("dst_stride", 16))
+
+_TRANSPOSE = (("transpose", "transpose"),)      # {transpose = true}
 
 ROWS: tuple[OpSpec, ...] = (
     _row("copy_gm_to_ubuf", "MTE2", "vector", (
@@ -57,7 +60,7 @@ ROWS: tuple[OpSpec, ...] = (
     _row("load_cbuf_to_ca_mx", "MTE1", "cube", (
         _ptr("src", "R", "l1"), _ptr("dst", "W", "l0a"), *_ints(("m", 12), ("k", 12))), A5),
     _row("load_cbuf_to_ca", "MTE1", "cube", (
-        _ptr("src", "R", "l1"), _ptr("dst", "W", "l0a"), *_LOAD), attrs=("transpose",)),
+        _ptr("src", "R", "l1"), _ptr("dst", "W", "l0a"), *_LOAD), attrs=_TRANSPOSE),
     _row("load_cbuf_to_cb", "MTE1", "cube", (
-        _ptr("src", "R", "l1"), _ptr("dst", "W", "l0b"), *_LOAD), attrs=("transpose",)),
+        _ptr("src", "R", "l1"), _ptr("dst", "W", "l0b"), *_LOAD), attrs=_TRANSPOSE),
 )

@@ -26,6 +26,7 @@ class Operand:
     bits: int | None = None
     space: tuple[str, ...] = ()
     align: int | None = None
+    optional: bool = False      # a trailing operand the op may be written without
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,13 @@ class OpSpec:
     operands: tuple[Operand, ...] = ()
     results: tuple[Operand, ...] = ()
     register: str | None = None
-    attrs: tuple[str, ...] = ()
+    # ``impl``: the semantics and static rules of a table-family row, read by the family's
+    # shared Machine method (e.g. `ptosim.isa.tile_vector.VecRule`); ``attrs``: the text
+    # form's attribute keys and the Python keywords they become; ``forms``: further operand
+    # orders the op accepts (names of ``operands``, e.g. TDIVS's scalar first).
+    impl: Any = None
+    attrs: tuple[tuple[str, str], ...] = ()
+    forms: tuple[tuple[str, ...], ...] = ()
 
     @property
     def operand_names(self) -> tuple[str, ...]:

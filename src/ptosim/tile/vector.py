@@ -1,0 +1,573 @@
+"""Vector tile ops (TADD, TROWSUM, TCMP ...): one shared Machine method per registry row.
+
+`run` binds a call to the row's operands (``ptosim.isa.tile_vector``), checks every
+static rule before a byte moves (Vec role, ND layout, element types, valid shapes), reads
+the sources' valid regions, computes with the lane functions of `ptosim.isa.alu`, and
+writes what the a5 / a2a3 code writes: the destination's valid region (a reduction's one
+column or row, a compare's packed mask bytes), nothing outside it. docs/semantics.md
+"Vector tile ops" records each family's decisions and evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..dtypes import DType
+from ..errors import DtypeError, PtoTypeError, PtoValueError, SpaceError, VerifyError
+from ..isa import alu
+from ..isa.spec import OpSpec
+from ..isa.tile_vector import VecRule, bind, signature
+from .tile import Tile
+
+if TYPE_CHECKING:
+    from .ops import TileOps
+
+VL = 256          # bytes of one vector register (one repeat)
+
+
+# --- binding ---------------------------------------------------------------------------
+def _kind(x: object) -> str:
+    if isinstance(x, Tile):
+        return "tile"
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (int, float, np.integer, np.floating)):
+        return "scalar"
+    return type(x).__name__
+
+
+# --- the shared method ------------------------------------------------------------------
+_BOUND: dict[tuple[str, tuple[str, ...]], tuple[str, ...] | None] = {}
+
+
+def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
+    op = spec.method or spec.name.upper()
+    if not args:
+        raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
+    dst, ins = args[0], list(args[1:])
+    kinds = tuple(_kind(x) for x in ins)
+    bkey = (spec.name, kinds)
+    if bkey not in _BOUND:                  # one binding per op and operand kinds
+        _BOUND[bkey] = bind(spec, kinds)
+    names = _BOUND[bkey]
+    if names is None:
+        got = ", ".join(_kind(x) for x in ins)
+        raise PtoTypeError(f"operands after dst must be {signature(spec)}, got ({got})", op=op)
+    known = {k for _, k in spec.attrs} | {"cpu_sim_compat"} if kw else set()
+    for key in kw:
+        if key not in known:
+            raise PtoTypeError(f"unknown keyword {key!r}; known: {', '.join(sorted(known))}",
+                               op=op)
+    vals: dict[str, Any] = dict(zip(names, ins))
+    vals["dst"] = dst
+    rule: VecRule = spec.impl
+    for name in ("dst", *names):
+        if name == "dst" or isinstance(vals[name], Tile):
+            _check_tile(op, name, vals[name], m)
+    src_names = [n for n in names if isinstance(vals[n], Tile) and n not in ("tmp", "mask")]
+    elem = vals[src_names[0]].dtype if src_names else dst.dtype
+    _check_dtypes(op, rule, elem, dst, [vals[n] for n in src_names], src_names, m)
+    FAMILIES[rule.family](m, op, rule, vals, kw)
+
+
+def _check_tile(op: str, name: str, t: object, m: TileOps) -> None:
+    if not isinstance(t, Tile):
+        raise SpaceError(f"{name} must be a Tile, got {type(t).__name__}", op=op, operand=name)
+    if t.tile_type != "Vec":
+        raise SpaceError(f"{name} must be a Vec tile, got a {t.tile_type} tile", op=op,
+                         operand=name)
+    if t.name != "ND":
+        raise VerifyError(f"{name} must be a row-major ND tile, got {t.name}", op=op,
+                          operand=name)
+
+
+def _check_dtypes(op: str, rule: VecRule, elem: DType, dst: Tile, srcs: list[Tile],
+                  names: list[str], m: TileOps) -> None:
+    for name, t in zip(names, srcs):
+        if t.dtype.name != elem.name:
+            raise DtypeError(f"{name} is {t.dtype.name} but {names[0]} is {elem.name}: the "
+                             f"sources must share one element type", op=op, operand=name)
+    allowed = rule.dtypes & m.target.tile_vector_dtypes.get(op.lower(), rule.dtypes)
+    if elem.name not in allowed or not m.target.has_dtype(elem.name):
+        legal = sorted(d for d in allowed if m.target.has_dtype(d))
+        raise DtypeError(f"element type {elem.name} is not supported on {m.target.name}; "
+                         f"legal: {', '.join(legal)}", op=op, operand=names[0] if names else "dst")
+    if rule.out is None:
+        if dst.dtype.name != elem.name:
+            raise DtypeError(f"dst is {dst.dtype.name} but the sources are {elem.name}",
+                             op=op, operand="dst")
+    elif dst.dtype.name not in rule.out:
+        raise DtypeError(f"dst element type must be one of {', '.join(sorted(rule.out))}, got "
+                         f"{dst.dtype.name}", op=op, operand="dst")
+
+
+def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[int, int]:
+    vr, vc = vals["dst"].valid
+    for n in names:
+        if vals[n].valid != (vr, vc):
+            r, c = vals[n].valid
+            raise VerifyError(f"{n}'s valid region {r}x{c} differs from dst's {vr}x{vc}",
+                              op=op, operand=n)
+    return vr, vc
+
+
+# --- reading and writing ------------------------------------------------------------------
+def _nd(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
+    """The whole ND tile as a writable (rows, cols) view of its buffer (ND is plain
+    row-major, so no layout map is needed)."""
+    buf, off = m._region(t.ptr, t.nbytes, access=access, op=t.tile_type, operand=operand)
+    return buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)
+
+
+def _read(m: TileOps, t: Tile, rows: int | None = None, cols: int | None = None) -> np.ndarray:
+    vr, vc = t.valid
+    r = vr if rows is None else rows
+    c = vc if cols is None else cols
+    return np.array(_nd(m, t, "R", "src")[:r, :c])
+
+
+def _write(m: TileOps, dst: Tile, values: np.ndarray, r0: int = 0, c0: int = 0) -> None:
+    r, c = values.shape
+    _nd(m, dst, "W", "dst")[r0:r0 + r, c0:c0 + c] = values.astype(dst.dtype.np, copy=False)
+
+
+def _scalar(op: str, x: Any, dt: DType) -> Any:
+    """A scalar operand in the element's terms: integers for integer tiles (a float
+    scalar with an integer tile is refused), floats as given (alu rounds once)."""
+    if dt.kind in ("int", "uint"):
+        if isinstance(x, (float, np.floating)):
+            if not float(x).is_integer():
+                raise DtypeError(f"scalar {x!r} is not an integer ({dt.name} tile)", op=op,
+                                 operand="scalar")
+            x = int(x)
+        return int(x)
+    return float(x)
+
+
+# --- families -----------------------------------------------------------------------------
+Family = Callable[["TileOps", str, VecRule, dict[str, Any], dict[str, Any]], None]
+
+
+def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    _same_valid(op, v, ("src0", "src1"))
+    dt = v["dst"].dtype
+    _write(m, v["dst"], alu.BINARY[rule.lane](_read(m, v["src0"]), _read(m, v["src1"]), dt))
+
+
+def _scalar_op(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+               kw: dict[str, Any]) -> None:
+    _same_valid(op, v, ("src",))
+    dt = v["dst"].dtype
+    s = v["scalar"]
+    x = _read(m, v["src"])
+    if rule.lane == "lrelu":                 # the slope stays f32 (f16 tiles too)
+        out = alu.SCALAR["lrelu"](x, float(s), dt)
+    elif rule.lane in ("shl", "shr"):        # the count is a scalar of its own (i16)
+        out = alu.SCALAR[rule.lane](x, int(s), dt)
+    else:
+        out = alu.BINARY[rule.lane](x, _scalar(op, s, dt), dt)
+    _write(m, v["dst"], out)
+
+
+def _divs(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """TDIVS: src / s, or s / src when the scalar comes first."""
+    _same_valid(op, v, ("src",))
+    dt = v["dst"].dtype
+    x, s = _read(m, v["src"]), _scalar(op, v["scalar"], dt)
+    first = next(iter(k for k in v if k in ("src", "scalar")))
+    out = alu.SCALAR["rdiv"](x, s, dt) if first == "scalar" else alu.BINARY["div"](x, s, dt)
+    _write(m, v["dst"], out)
+
+
+def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst = v["dst"]
+    vr, vc = dst.valid
+    dt = dst.dtype
+    one = alu.BINARY["add"](np.zeros(1, dt.np), _scalar(op, v["scalar"], dt), dt) \
+        if dt.kind in ("int", "uint") else np.asarray([v["scalar"]], np.float64).astype(dt.np)
+    _write(m, dst, np.full((vr, vc), one[0], dt.np))
+
+
+def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    _same_valid(op, v, ("src",))
+    _write(m, v["dst"], alu.UNARY[rule.lane](_read(m, v["src"]), v["dst"].dtype))
+
+
+def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
+    """Row sums in the a5 TRowReduce order: per 256 B chunk one vcadd (its internal tree
+    is unpublished: numpy's pairwise f32 sum here), accumulated chunk by chunk in the
+    element type (integers wrap)."""
+    rows, cols = x.shape
+    step = VL // dt.size
+    if dt.kind in ("int", "uint"):            # modular: the order cannot matter
+        total = x.astype(np.uint64).sum(axis=1, dtype=np.uint64)
+        return total.astype(f"u{dt.size}").view(dt.np)
+    acc = np.zeros(rows, dt.np)
+    for c in range(0, cols, step):
+        part = x[:, c:c + step].astype(np.float32).sum(axis=1, dtype=np.float32)
+        acc = alu.BINARY["add"](acc, part.astype(dt.np), dt)
+    return acc
+
+
+_EXACT = {"max": np.maximum, "min": np.minimum}    # exact in any order (NaN propagates)
+
+
+def _reduce_rows(x: np.ndarray, lane: str, dt: DType) -> np.ndarray:
+    """Reduce each row of ``x`` (rows, cols) to one element of ``dt``."""
+    if lane == "sum":
+        return _chunk_sum(x, dt)
+    if lane in _EXACT:
+        return _EXACT[lane].reduce(x, axis=1)
+    acc = x[:, 0].copy()
+    fn = alu.BINARY["mul" if lane == "prod" else lane]
+    for c in range(1, x.shape[1]):             # left to right (max / min: exact anyway)
+        acc = fn(acc, np.ascontiguousarray(x[:, c]), dt)
+    return acc
+
+
+def _rowreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+               kw: dict[str, Any]) -> None:
+    src, dst = v["src"], v["dst"]
+    vr, vc = src.valid
+    if dst.valid[0] != vr:
+        raise VerifyError(f"dst's valid rows {dst.valid[0]} must equal src's {vr}", op=op,
+                          operand="dst")
+    out = _reduce_rows(_read(m, src), rule.lane, dst.dtype)
+    _write(m, dst, out.reshape(vr, 1))
+
+
+def _colreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+               kw: dict[str, Any]) -> None:
+    """Columns reduce down the rows with elementwise vector ops, top to bottom (a5
+    TColReduceOps); ``is_binary`` (TCOLSUM with a tmp tile) adds rows pairwise instead,
+    as a5 TColSum_Binary does."""
+    src, dst = v["src"], v["dst"]
+    vr, vc = src.valid
+    if dst.valid[1] != vc:
+        raise VerifyError(f"dst's valid cols {dst.valid[1]} must equal src's {vc}", op=op,
+                          operand="dst")
+    x = _read(m, src)
+    dt = dst.dtype
+    fn = alu.BINARY["mul" if rule.lane == "prod" else "add" if rule.lane == "sum"
+                    else rule.lane]
+    if kw.get("is_binary") and rule.lane == "sum":
+        if "tmp" not in v:
+            raise VerifyError("is_binary needs the tmp tile", op=op, operand="tmp")
+        acc = _pairwise_rows(x, dt)
+    elif rule.lane in _EXACT:
+        acc = _EXACT[rule.lane].reduce(x, axis=0)
+    elif dt.kind in ("int", "uint") or dt.name == "f32":
+        # numpy reduces axis 0 row by row, rounding (or wrapping) each step: top to bottom
+        acc = (np.add if rule.lane == "sum" else np.multiply).reduce(x, axis=0, dtype=dt.np)
+    else:
+        acc = x[0].copy()
+        for r in range(1, vr):
+            acc = fn(acc, x[r], dt)
+    _write(m, dst, acc.reshape(1, vc))
+
+
+def _pairwise_rows(x: np.ndarray, dt: DType) -> np.ndarray:
+    """a5 TColSum_Binary: add adjacent row pairs, the odd last row onto the last pair,
+    then halve again the same way until one row is left."""
+    add = alu.BINARY["add"]
+    rows = x.shape[0]
+    n = rows // 2
+    if n == 0:
+        return x[0].copy()
+    tmp = [add(x[2 * j], x[2 * j + 1], dt) for j in range(n)]
+    if rows % 2:
+        tmp[n - 1] = add(x[rows - 1], tmp[n - 1], dt)
+    while len(tmp) > 1:
+        odd = len(tmp) % 2
+        half = len(tmp) // 2
+        nxt = [add(tmp[2 * j], tmp[2 * j + 1], dt) for j in range(half)]
+        if odd:
+            nxt[half - 1] = add(tmp[2 * half], nxt[half - 1], dt)
+        tmp = nxt
+    return tmp[0]
+
+
+def _argext(x: np.ndarray, lane: str, axis: int) -> np.ndarray:
+    """Index of the first maximum / minimum along ``axis`` (vcmax / vcmin keep the first
+    of equal values; a NaN counts as the extremum, numpy's rule)."""
+    return (np.argmax(x, axis=axis) if lane == "max" else np.argmin(x, axis=axis))
+
+
+def _rowarg(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    src, dst = v["src"], v["dst"]
+    vr, vc = src.valid
+    if dst.valid[0] != vr:
+        raise VerifyError(f"dst's valid rows {dst.valid[0]} must equal src's {vr}", op=op,
+                          operand="dst")
+    x = _read(m, src).astype(np.float64) if src.dtype.is_float else _read(m, src)
+    _write(m, dst, _argext(x, rule.lane, 1).reshape(vr, 1))
+
+
+def _colarg(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    src, dst = v["src"], v["dst"]
+    vr, vc = src.valid
+    if dst.valid[1] != vc:
+        raise VerifyError(f"dst's valid cols {dst.valid[1]} must equal src's {vc}", op=op,
+                          operand="dst")
+    x = _read(m, src).astype(np.float64) if src.dtype.is_float else _read(m, src)
+    _write(m, dst, _argext(x, rule.lane, 0).reshape(1, vc))
+
+
+def _rowexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+               kw: dict[str, Any]) -> None:
+    src, dst = v["src"], v["dst"]
+    vr, vc = dst.valid
+    if src.valid[0] != vr:
+        raise VerifyError(f"src's valid rows {src.valid[0]} must equal dst's {vr}", op=op,
+                          operand="src")
+    col = _read(m, src, cols=1)
+    _write(m, dst, np.repeat(col, vc, axis=1))
+
+
+def _colexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+               kw: dict[str, Any]) -> None:
+    src, dst = v["src"], v["dst"]
+    vr, vc = dst.valid
+    if src.valid[1] != vc:
+        raise VerifyError(f"src's valid cols {src.valid[1]} must equal dst's {vc}", op=op,
+                          operand="src")
+    row = _read(m, src, rows=1)
+    _write(m, dst, np.repeat(row, vr, axis=0))
+
+
+def _lane2(lane: str, a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
+    if lane == "expdif":
+        return alu.expdif(a, b, dt).astype(dt.np)
+    return alu.BINARY[lane](a, b, dt)
+
+
+def _expand_operands(op: str, v: dict[str, Any], axis: int) -> tuple[str, str]:
+    """(full, broadcast) operand names: the one whose valid region is dst's is full."""
+    dv = v["dst"].valid
+    if v["src0"].valid == dv:
+        return "src0", "src1"
+    if v["src1"].valid == dv:
+        return "src1", "src0"
+    raise VerifyError(f"src0 ({v['src0'].valid[0]}x{v['src0'].valid[1]}) or src1 "
+                      f"({v['src1'].valid[0]}x{v['src1'].valid[1]}) must have dst's valid "
+                      f"region {dv[0]}x{dv[1]}", op=op, operand="src0")
+
+
+def _rowexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+                 kw: dict[str, Any]) -> None:
+    """dst = src0 op src1[r, 0] (or src0[r, 0] op src1 when src0 is the column): the
+    broadcast operand's first column. ``src1_col`` = k > 1 (PTOAS TileLang attribute):
+    each of its k columns covers dst's valid cols / k columns."""
+    full, bc = _expand_operands(op, v, 1)
+    dst = v["dst"]
+    vr, vc = dst.valid
+    if v[bc].valid[0] != vr:
+        raise VerifyError(f"{bc}'s valid rows {v[bc].valid[0]} must equal dst's {vr}", op=op,
+                          operand=bc)
+    k = int(kw.get("src1_col") or 1)
+    if k < 1 or vc % k or k > v[bc].cols:
+        raise VerifyError(f"src1_col {k} must divide dst's valid cols {vc} and fit {bc}'s "
+                          f"{v[bc].cols} columns", op=op, operand=bc)
+    cols = _read(m, v[bc], cols=k)
+    b = np.repeat(cols, vc // k, axis=1)
+    a = _read(m, v[full])
+    x, y = (a, b) if full == "src0" else (b, a)
+    _write(m, dst, _lane2(rule.lane, np.ascontiguousarray(x), np.ascontiguousarray(y),
+                          dst.dtype))
+
+
+def _colexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+                 kw: dict[str, Any]) -> None:
+    """dst = src0 op src1[0, c] (or the other way round when src0 is the row)."""
+    full, bc = _expand_operands(op, v, 0)
+    dst = v["dst"]
+    vr, vc = dst.valid
+    if v[bc].valid[1] != vc:
+        raise VerifyError(f"{bc}'s valid cols {v[bc].valid[1]} must equal dst's {vc}", op=op,
+                          operand=bc)
+    b = np.repeat(_read(m, v[bc], rows=1), vr, axis=0)
+    a = _read(m, v[full])
+    x, y = (a, b) if full == "src0" else (b, a)
+    _write(m, dst, _lane2(rule.lane, x, y, dst.dtype))
+
+
+def _part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """Where both sources are valid: src0 op src1; elsewhere in dst's valid region the
+    source that covers it (a5 TPartBinOps: one source must have dst's valid region and
+    the other may be smaller)."""
+    dst, s0, s1 = v["dst"], v["src0"], v["src1"]
+    dv = dst.valid
+    if not ((s0.valid == dv or s1.valid == dv)
+            and max(s0.valid[0], s1.valid[0]) == dv[0]
+            and max(s0.valid[1], s1.valid[1]) == dv[1]):
+        raise VerifyError(f"one of src0 ({s0.valid[0]}x{s0.valid[1]}) and src1 "
+                          f"({s1.valid[0]}x{s1.valid[1]}) must have dst's valid region "
+                          f"{dv[0]}x{dv[1]} and the other must fit in it", op=op,
+                          operand="src0")
+    big, small = (s0, s1) if s0.valid == dv else (s1, s0)
+    out = _read(m, big)
+    r, c = small.valid
+    a = _read(m, s0, r, c)
+    b = _read(m, s1, r, c)
+    out[:r, :c] = alu.BINARY[rule.lane](a, b, dst.dtype)
+    _write(m, dst, out)
+
+
+def _mode(op: str, kw: dict[str, Any]) -> str:
+    mode = str(kw.get("mode", "eq")).lower()
+    if mode not in alu.CMP_MODES:
+        raise PtoValueError(f"mode must be one of {', '.join(alu.CMP_MODES)}, got {mode!r}",
+                            op=op, operand="mode")
+    return mode
+
+
+def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
+              mode: str, cpu: bool = False) -> None:
+    """Compare row by row and store one bit per element, little-endian within each byte,
+    row r at byte r x (dst's row bytes). Both targets store whole repeats (VL / sizeof
+    elements = VL / sizeof / 8 mask bytes) per row, rows in order. a5 compares under a
+    predicate of the valid columns (the bits past them are 0); a2a3 compares every lane of
+    the repeats with a full mask, reading the bytes past the valid columns (the next row's
+    data, or whatever follows the tile), and computes ``ne`` as ``eq`` followed by a NOT of
+    the valid rows' dst bytes (a2a3 TCmp.hpp). ``cpu``: the C++ CPU simulator's bytes,
+    ceil(valid cols / bits) words per row (8 bits per element, 32 for a ui32 dst), at most
+    dst's valid columns, bits past the valid columns 0, nothing else written."""
+    if cpu:
+        _cmp_cpu(m, op, dst, srcs, scalar, mode)
+        return
+    src = srcs[0]
+    elem = src.dtype
+    vr, vc = src.valid
+    lanes = VL // elem.size
+    reps = -(-vc // lanes)
+    width = reps * lanes // 8
+    row_bytes = dst.cols * dst.dtype.size
+    if (vr - 1) * row_bytes + width > dst.nbytes:
+        raise VerifyError(f"a {vr}x{vc} compare stores {vr} rows of {width} mask bytes (whole "
+                          f"{VL} B repeats) at a {row_bytes} B row stride; dst has "
+                          f"{dst.nbytes} bytes", op=op, operand="dst")
+    whole = m.target.tcmp_whole_repeats
+    used = "eq" if whole and mode == "ne" else mode
+
+    def lines(t: Tile | None) -> np.ndarray:
+        if t is None:
+            return np.broadcast_to(alu._arr(_scalar(op, scalar, elem), elem),
+                                   (vr, reps * lanes)).copy()
+        if not whole:
+            out = np.zeros((vr, reps * lanes), elem.np)
+            out[:, :vc] = _read(m, t)
+            return out
+        span = ((vr - 1) * t.cols + reps * lanes) * elem.size
+        buf, off = m._region(t.ptr, span, access="R", op=op, operand="src")
+        flat = np.array(buf[off:off + span]).view(elem.np)
+        return np.stack([flat[r * t.cols:r * t.cols + reps * lanes] for r in range(vr)])
+
+    a = lines(srcs[0])
+    b = lines(srcs[1] if len(srcs) > 1 else None)
+    bits = alu.compare(used, a, b, elem)
+    if not whole:
+        bits[:, vc:] = False
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    buf, off = m._region(dst.ptr, dst.nbytes, access="W", op=op, operand="dst")
+    for r in range(vr):
+        start = off + r * row_bytes
+        buf[start:start + width] = packed[r]
+    if whole and mode == "ne":          # vnot over valid rows x dst cols / 2 halfwords
+        n = vr * dst.cols // 2 * 2
+        buf[off:off + n] = ~buf[off:off + n]
+
+
+def _cmp_cpu(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
+             mode: str) -> None:
+    src = srcs[0]
+    elem = src.dtype
+    vr, vc = src.valid
+    a = _read(m, src)
+    b = _read(m, srcs[1]) if len(srcs) > 1 else np.broadcast_to(
+        alu._arr(_scalar(op, scalar, elem), elem), a.shape).copy()
+    bits = alu.compare(mode, a, b, elem)
+    k = 32 if dst.dtype.name == "ui32" else 8
+    words = min(-(-vc // k), dst.valid[1])
+    if vr > dst.rows:
+        raise VerifyError(f"a {vr}-row compare needs {vr} dst rows, dst has {dst.rows}",
+                          op=op, operand="dst")
+    padded = np.zeros((vr, words * k), bool)
+    n = min(vc, words * k)
+    padded[:, :n] = bits[:, :n]
+    weights = (np.uint64(1) << np.arange(k, dtype=np.uint64))
+    packed = (padded.reshape(vr, words, k).astype(np.uint64) * weights).sum(axis=2)
+    _write(m, dst, packed.astype(f"u{dst.dtype.size}").view(dst.dtype.np))
+
+
+def _cmp(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    s0, s1 = v["src0"], v["src1"]
+    if s0.valid != s1.valid:
+        raise VerifyError(f"src1's valid region {s1.valid[0]}x{s1.valid[1]} differs from "
+                          f"src0's {s0.valid[0]}x{s0.valid[1]}", op=op, operand="src1")
+    _cmp_rows(m, op, v["dst"], [s0, s1], None, _mode(op, kw), bool(kw.get("cpu_sim_compat")))
+
+
+def _cmps(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    _cmp_rows(m, op, v["dst"], [v["src"]], v["scalar"], _mode(op, kw),
+              bool(kw.get("cpu_sim_compat")))
+
+
+def _mask_bits(m: TileOps, op: str, mask: Tile, vr: int, vc: int, cpu: bool) -> np.ndarray:
+    """(vr, vc) select bits from a packed mask tile: row r's bits start at byte r x (mask
+    row bytes) (a5 TSel, the Gym goldens). ``cpu``: the C++ CPU simulator reads one bit
+    stream that moves to the next mask row after the mask's valid-column count of
+    bytes."""
+    row_bytes = mask.cols * mask.dtype.size
+    buf, off = m._region(mask.ptr, mask.nbytes, access="R", op=op, operand="mask")
+    raw = np.array(buf[off:off + mask.nbytes]).reshape(mask.rows, row_bytes)
+    if not cpu:
+        need = -(-vc // 8)
+        if need > row_bytes or vr > mask.rows:
+            raise VerifyError(f"{vr} rows of {vc} elements need {vr} mask rows of {need} "
+                              f"bytes; mask is {mask.rows} rows of {row_bytes} bytes", op=op,
+                              operand="mask")
+        return np.unpackbits(raw, axis=1, bitorder="little")[:vr, :vc].astype(bool)
+    per_row = mask.valid[1]                 # the CPU's validMaskCol, in bytes
+    stream = np.unpackbits(raw[:, :per_row].reshape(-1), bitorder="little").astype(bool)
+    if stream.size < vr * vc:
+        raise VerifyError(f"the mask holds {stream.size} bits, {vr * vc} needed", op=op,
+                          operand="mask")
+    return stream[:vr * vc].reshape(vr, vc)
+
+
+def _sel(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    vr, vc = _same_valid(op, v, ("src0", "src1"))
+    bits = _mask_bits(m, op, v["mask"], vr, vc, bool(kw.get("cpu_sim_compat")))
+    _write(m, v["dst"], alu.select(bits, _read(m, v["src0"]), _read(m, v["src1"])))
+
+
+def _sels(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    vr, vc = _same_valid(op, v, ("src",))
+    dt = v["dst"].dtype
+    bits = _mask_bits(m, op, v["mask"], vr, vc, bool(kw.get("cpu_sim_compat")))
+    s = np.broadcast_to(alu._arr(_scalar(op, v["scalar"], dt), dt), (vr, vc)).copy()
+    _write(m, v["dst"], alu.select(bits, _read(m, v["src"]), s))
+
+
+FAMILIES: dict[str, Family] = {
+    "binary": _binary, "scalar": _scalar_op, "divs": _divs, "expands": _expands,
+    "unary": _unary, "rowreduce": _rowreduce, "colreduce": _colreduce, "rowarg": _rowarg,
+    "colarg": _colarg, "rowexpand": _rowexpand, "colexpand": _colexpand,
+    "rowexpandop": _rowexpandop, "colexpandop": _colexpandop, "part": _part, "cmp": _cmp,
+    "cmps": _cmps, "sel": _sel, "sels": _sels,
+}
+
+
+def method(spec: OpSpec) -> Callable[..., None]:
+    """The Python face of a vector tile row: ``m.TADD(dst, src0, src1, **attrs)``."""
+    def call(self: TileOps, *args: Any, **kw: Any) -> None:
+        run(self, spec, args, kw)
+    call.__name__ = call.__qualname__ = spec.method or spec.name.upper()
+    ins = ", ".join(o.name for o in spec.operands[1:])
+    keys = "".join(f", {k}=" for _, k in spec.attrs)
+    call.__doc__ = (f"``{spec.mnemonic}``: {spec.method}(dst, {ins}{keys}); "
+                    f"{spec.impl.family} family (see docs/semantics.md, Vector tile ops).")
+    return call
