@@ -63,6 +63,8 @@ from .sync_ops import (
     WaitFlagOp,
 )
 from .tile_ops import TILE_OPS, VIEW_OPS
+from .vector_ops import StrictVecScopeOp, VecScopeOp
+from .vector_types import AlignType, MaskType, VRegType
 from .tile_types import (
     AccToVecModeAttr,
     AtomicTypeAttr,
@@ -84,7 +86,7 @@ OTHER_OPS = (
     CastPtrOp, AddPtrOp, SectionCubeOp, SectionVectorOp, GetBlockIdxOp, GetBlockNumOp,
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
-    Sbitset1Op,
+    Sbitset1Op, VecScopeOp, StrictVecScopeOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:
@@ -100,5 +102,5 @@ PTO = Dialect(
     [*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS],
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
      KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
-     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr],
+     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, VRegType, MaskType, AlignType],
 )

@@ -2,6 +2,7 @@
 new op of such a family is one row in `ptosim.isa.table` and nothing here.
 
 ``scalars``: ``pto.<name> %a, %b : i64, i64`` -- integer operands, no results.
+``vector``: the vector micro ops (`ptosim.frontend.vector_ops`, rows in `ptosim.isa.vector`).
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ _FAMILIES: dict[str, type[MicroOp]] = {"scalars": ScalarsOp}
 
 def _make(spec: OpSpec) -> type[MicroOp]:
     camel = "".join(part.capitalize() for part in spec.name.replace(".", "_").split("_"))
+    if spec.syntax == "vector":
+        from .vector_ops import make_vector_op
+        vcls = make_vector_op(spec, camel)
+        vcls.SPEC = spec
+        return vcls
     family = _FAMILIES[spec.syntax or ""]
     cls: type[MicroOp] = irdl_op_definition(type(f"{camel}Op", (family,), {
         "name": spec.mnemonic, "__doc__": f"``{spec.mnemonic}``"}))

@@ -222,6 +222,7 @@ class Executor:
         self.started = time.perf_counter()
         self.observer: Any = None   # a HazardChecker (or anything with its event methods)
         self.warnings: Any = None   # a WarningLog told which op runs, when one collects
+        self.subblocks = 2          # vector sub-blocks per block in this launch
 
     # --- entry points -------------------------------------------------------------------
     def run_function(self, state: CoreState, func: Operation, args: list[Any]
@@ -290,7 +291,7 @@ class Executor:
     @staticmethod
     def _require_core(state: CoreState, op: Operation, what: str, want: str) -> None:
         """Reject an op issued on a core kind that cannot run it (``want``)."""
-        if state.core.kind != want:
+        if want != "any" and state.core.kind != want:
             where = "vector cores (AIV)" if want == "vector" else "cube core (AIC)"
             raise KernelError(f"{what} runs on the {where}, not on {state.core.name}; put it "
                               f"in pto.section.{want}", op=op.name)
@@ -558,7 +559,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.get_block_idx": _query(lambda ex, st: st.core.block),
     "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
     "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),
-    "pto.get_subblock_num": _query(lambda ex, st: 2),
+    "pto.get_subblock_num": _query(lambda ex, st: ex.subblocks),
     "pto.get_ctrl": _get_ctrl, "pto.set_ctrl": _set_ctrl,
     "pto.sbitset0": _sbitset, "pto.sbitset1": _sbitset,
     # Intra-core ordering has no functional effect in program order; the hazard checker
@@ -604,6 +605,14 @@ def _section(kind: str) -> Callable[..., Generator[Wait, None, None]]:
     return run
 
 
+def _vecscope(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
+    """A vector interval: its body in program order on this vector core's V pipe (a strict
+    scope binds its captures to the block arguments)."""
+    ex._require_core(st, op, op.name, "vector")
+    yield from ex.run_region(st, op.regions[0], [st.env[v] for v in op.operands])
+    return None
+
+
 def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
     yield from ex.sync.wait(st.core, _sync_id(st, op), op)
     return None
@@ -622,6 +631,7 @@ _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "scf.for": _scf_for, "scf.if": _scf_if,
     "pto.section.cube": _section("cube"), "pto.section.vector": _section("vector"),
     "pto.sync.wait": _sync_wait, "func.call": _call,
+    "pto.vecscope": _vecscope, "pto.strict_vecscope": _vecscope,
 }
 
 
