@@ -63,8 +63,6 @@ from .sync_ops import (
     WaitFlagOp,
 )
 from .tile_ops import TILE_OPS, VIEW_OPS
-from .vector_ops import StrictVecScopeOp, VecScopeOp
-from .vector_types import AlignType, MaskType, VRegType
 from .tile_types import (
     AccToVecModeAttr,
     AtomicTypeAttr,
@@ -74,6 +72,8 @@ from .tile_types import (
     TensorViewType,
     TileBufType,
 )
+from .vector_ops import StrictVecScopeOp, VecScopeOp
+from .vector_types import AlignType, MaskType, VRegType
 
 MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import DictionaryAttr, IndexType, StringAttr
+from xdsl.dialects.builtin import DictionaryAttr, FunctionType, IndexType, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -124,7 +124,7 @@ class StrictVecScopeOp(_VecScope):
         parser.parse_punctuation(":", " before the functional type of pto.strict_vecscope")
         pos = parser.pos
         ftype = parser.parse_type()
-        inputs = list(getattr(ftype, "inputs", ()).data) if hasattr(ftype, "inputs") else None
+        inputs = list(ftype.inputs.data) if isinstance(ftype, FunctionType) else None
         if inputs is None or len(inputs) != len(operands):
             parser.raise_error(f"pto.strict_vecscope: expected a functional type with "
                                f"{len(operands)} inputs, as in (T, ...) -> ()", pos)

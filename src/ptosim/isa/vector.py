@@ -85,9 +85,9 @@ def _check_vlds(t: dict[str, Any]) -> str | None:
 def _check_vsts(t: dict[str, Any]) -> str | None:
     dist = t["dist"]
     bits = _bits(t["value"])
-    if dist is not None and (dist.startswith("NORM_B") or dist.startswith("1PT_B")):
-        if int(dist.rsplit("_B", 1)[1]) != min(bits, 32):
-            return f"dist {dist} does not match the {bits}-bit elements of value"
+    if dist is not None and dist.startswith(("NORM_B", "1PT_B")) \
+            and int(dist.rsplit("_B", 1)[1]) != min(bits, 32):
+        return f"dist {dist} does not match the {bits}-bit elements of value"
     if dist in ("PK_B16", "PK_B32"):               # PTOAS VPTO.cpp mask granularity override
         why = _mask_matches(t, "mask", "value", int(dist[4:]))
     elif dist in ("PK_B64", "PK4_B32"):
@@ -125,21 +125,38 @@ _VREG = Operand("result", "vreg")
 _MASK = Operand("result", "mask")
 
 
+def _result_is(g: int) -> Callable[[dict[str, Any]], str | None]:
+    def check(t: dict[str, Any]) -> str | None:
+        return None if t["result"] == g else \
+            f"the result is a b{g} mask, got !pto.mask<b{t['result']}>"
+    return check
+
+
+def _plt_form(g: int) -> Callable[[dict[str, Any]], str | None]:
+    def check(t: dict[str, Any]) -> str | None:
+        ok = t["mask"] == g and t["scalar"] == "i32" and t["scalar_out"] == "i32"
+        return None if ok else f"the form is i32 -> !pto.mask<b{g}>, i32"
+    return check
+
+
+def _all_masks(g: int) -> Callable[[dict[str, Any]], str | None]:
+    def check(t: dict[str, Any]) -> str | None:
+        ok = t["src0"] == t["src1"] == t["low"] == t["high"] == g
+        return None if ok else f"every operand and result is a !pto.mask<b{g}>"
+    return check
+
+
 def _pattern_rows(prefix: str) -> tuple[OpSpec, ...]:
     return tuple(_vector(f"{prefix}_b{g}", (_word("pattern", V.PATTERNS),),
                          (Operand("result", "mask"),), V._pattern_op(f"{prefix}_b{g}", g),
-                         check=lambda t, g=g: None if t["result"] == g
-                         else f"the result is a b{g} mask, got !pto.mask<b{t['result']}>")
+                         check=_result_is(g))
                  for g in (8, 16, 32))
 
 
 def _plt_rows() -> tuple[OpSpec, ...]:
     return tuple(_vector(f"plt_b{g}", (Operand("scalar", "int"),),
                          (Operand("mask", "mask"), Operand("scalar_out", "int")),
-                         V._plt(f"plt_b{g}", g),
-                         check=lambda t, g=g: None if t["mask"] == g and t["scalar"] == "i32"
-                         and t["scalar_out"] == "i32" else
-                         f"the form is i32 -> !pto.mask<b{g}>, i32")
+                         V._plt(f"plt_b{g}", g), check=_plt_form(g))
                  for g in (8, 16, 32))
 
 
@@ -150,9 +167,7 @@ def _pintlv_rows() -> tuple[OpSpec, ...]:
             rows.append(_vector(
                 f"{stem}_b{g}", (Operand("src0", "mask"), Operand("src1", "mask")),
                 (Operand("low", "mask"), Operand("high", "mask")),
-                V._pintlv(f"{stem}_b{g}", g, inter),
-                check=lambda t, g=g: None if t["src0"] == t["src1"] == t["low"] == t["high"]
-                == g else f"every operand and result is a !pto.mask<b{g}>"))
+                V._pintlv(f"{stem}_b{g}", g, inter), check=_all_masks(g)))
     return tuple(rows)
 
 

@@ -426,7 +426,7 @@ def vdup(m: Any, input: Any, mask: Any, position: str = "LOWEST", dtype: Any = N
         d = vreg_dtype(dtype if dtype is not None else "f32")
         lane = _scalar_lane("vdup", input, d)
     n = VREG_BYTES // d.size
-    active = mk.bits[::d.size] if d.size <= 4 else mk.bits[::d.size]
+    active = mk.bits[::d.size]                           # lane i: bit i * sizeof
     out = np.where(active[:n], np.repeat(lane, n), np.zeros(n, d.np))
     return VReg.from_lanes(out.astype(d.np), d)
 

@@ -129,7 +129,7 @@ class VReg:
 class Mask:
     """A 256-bit predicate image viewed as ``g``-bit lanes (``!pto.mask<b{g}>``)."""
 
-    __slots__ = ("g", "bits")
+    __slots__ = ("bits", "g")
 
     def __init__(self, g: int, bits: np.ndarray) -> None:
         if g not in MASK_WIDTHS:
