@@ -525,6 +525,11 @@ def _barrier(ex: Executor, st: CoreState, op: Operation) -> None:
         ex.observer.barrier(st.core, op.pipe(), op)  # type: ignore[attr-defined]
 
 
+def _mem_bar(ex: Executor, st: CoreState, op: Operation) -> None:
+    if ex.observer is not None:
+        ex.observer.mem_bar(st.core, op.kind(), op)  # type: ignore[attr-defined]
+
+
 def _sbitset(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     value, bit = (st.env[v] for v in op.operands)
     if not 0 <= bit < 64:
@@ -566,7 +571,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     # turns it into happens-before edges.
     "pto.set_flag": _flag, "pto.wait_flag": _flag, "pto.barrier": _barrier,
     "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
-    "pto.mem_bar": _noop,
+    "pto.mem_bar": _mem_bar,
     "pto.sync.set": _sync_set,
 }
 
@@ -609,7 +614,11 @@ def _vecscope(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, Non
     """A vector interval: its body in program order on this vector core's V pipe (a strict
     scope binds its captures to the block arguments)."""
     ex._require_core(st, op, op.name, "vector")
+    if ex.observer is not None:
+        ex.observer.vecscope(st.core, op)
     yield from ex.run_region(st, op.regions[0], [st.env[v] for v in op.operands])
+    if ex.observer is not None:
+        ex.observer.vecscope(st.core, op)
     return None
 
 

@@ -109,6 +109,12 @@ class Timeline:
         for p in pipes:
             self.ready[(core.name, p)] = t
 
+    def mem_bar(self, core: Core, kind: str, op: Operation) -> None:
+        """A vector memory barrier costs nothing on the timeline."""
+
+    def vecscope(self, core: Core, op: Operation) -> None:
+        """Scope boundaries cost nothing on the timeline."""
+
     def sync_set(self, core: Core, pipe: str, keys: list[tuple]) -> None:
         p = pipe_name(pipe)
         for k in keys:
