@@ -547,3 +547,35 @@ def test_missing_mem_bars_are_reported():
     # before the second load still fences the first load against the last store
     _, found = run_scope("VLD_VST", "VST_VLD")
     assert [f.kind for f in found] == ["RAW"]
+
+
+# --- the elementwise row shape (lane functions come from ptosim.isa.alu) ---------------------
+def test_elementwise_row_zeroes_inactive_lanes_and_checks_types():
+    from ptosim.isa.vector import elementwise_row
+    from ptosim.vector.ops import elementwise
+    lanes = {"add": lambda a, b, dt: (a + b).astype(dt.np),
+             "neg": lambda a, dt: (-a).astype(dt.np)}
+    m = ptosim.Machine()
+    a = VReg.from_lanes(RNG.standard_normal(64).astype(np.float32), "f32")
+    b = VReg.from_lanes(RNG.standard_normal(64).astype(np.float32), "f32")
+    act = RNG.random(64) < 0.5
+    k = Mask.from_lanes(act, 32)
+    add = elementwise("vadd", "add", 2, lanes=lanes)
+    assert add(m, a, b, k).lanes.tolist() == np.where(act, a.lanes + b.lanes, 0).tolist()
+    adds = elementwise("vadds", "add", 1, scalar=True, lanes=lanes)
+    assert adds(m, a, np.float32(2), k).lanes.tolist() == \
+        np.where(act, a.lanes + np.float32(2), 0).tolist()
+    h = VReg.from_lanes(np.arange(128, dtype=np.int16), "i16")
+    neg = elementwise("vneg", "neg", 1, lanes=lanes)
+    k16 = Mask.from_lanes(np.arange(128) < 5, 16)
+    assert neg(m, h, k16).lanes.tolist() == [0, -1, -2, -3, -4] + [0] * 123
+    with pytest.raises(PtoTypeError, match="vadd: src1 has i16 elements but src0 has f32"):
+        add(m, a, h, k)
+    with pytest.raises(PtoTypeError, match="vneg: mask is b32 but the registers hold i16"):
+        neg(m, h, k)
+    row = elementwise_row("vadd", 2)
+    assert row.lane == "add" and [o.name for o in row.operands] == ["src0", "src1", "mask"]
+    assert row.check({"src0": "f32", "src1": "f32", "result": "f32", "mask": 16}) == \
+        "mask is !pto.mask<b16> but src0 has f32 elements; it takes !pto.mask<b32>"
+    assert row.check({"src0": "f32", "src1": "f16", "result": "f32", "mask": 32}) == \
+        "src1 has f16 elements but src0 has f32; they must match"

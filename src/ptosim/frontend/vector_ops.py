@@ -210,7 +210,7 @@ class VectorOp(MicroOp):
                 parser.parse_punctuation("]", f" to close {o.name}[...]")
         apos = parser.pos
         attrs = parser.parse_optional_attr_dict()
-        legal = {a.name: a for a in spec.attrs}
+        legal = {a.name: a for a in spec.options}
         for key, value in attrs.items():
             if key not in legal:
                 parser.raise_error(f"{name}: unknown attribute '{key}'"
@@ -337,7 +337,7 @@ class VectorOp(MicroOp):
         for r, res in zip(self.SPEC.results, self.outs):
             info[r.name] = type_info(res.type)
         words = self.words()
-        for a in self.SPEC.attrs:
+        for a in self.SPEC.options:
             info[a.name] = words.get(a.name, a.default)
         for o in self.SPEC.operands:
             if o.kind == "str":
@@ -366,7 +366,7 @@ class VectorOp(MicroOp):
                 printer.print_string("[")
                 printer.print_operand(next(it))
                 printer.print_string("]")
-        attrs = [(a.name, words[a.name]) for a in spec.attrs if a.name in words]
+        attrs = [(a.name, words[a.name]) for a in spec.options if a.name in words]
         if attrs:
             printer.print_string(" {" + ", ".join(f'{k} = "{w}"' for k, w in attrs) + "}")
         labelled = dict(self.labelled())
@@ -421,7 +421,7 @@ class VectorOp(MicroOp):
             pos.append(next(it))
             if o.indexed:
                 pos.append(next(it))
-        kw: dict[str, object] = {a.name: words[a.name] for a in spec.attrs if a.name in words}
+        kw: dict[str, object] = {a.name: words[a.name] for a in spec.options if a.name in words}
         if spec.result_kw is not None and self.outs:
             kw[spec.result_kw] = type_info(self.outs[0].type)
         if len(self.outs) > sum(not r.optional for r in spec.results):

@@ -57,7 +57,7 @@ class OpSpec:
     operands: tuple[Operand, ...] = ()
     results: tuple[Operand, ...] = ()
     register: str | None = None
-    # Vector family (``syntax="vector"``): ``attrs`` are the ``{name = "WORD"}`` entries
+    # Vector family (``syntax="vector"``): ``options`` are the ``{name = "WORD"}`` entries
     # (passed as keywords); ``typed_offset`` says whether the type list spells the index
     # type of an indexed pointer (psts) or not (vlds) -- both are accepted on input;
     # ``type_order`` permutes the type list when it is not the operand order
@@ -68,7 +68,7 @@ class OpSpec:
     # (dtype, space), str -> the word) and returns the reason it is illegal, or None;
     # ``impl`` is the semantics: the Machine method is generated from it; ``lane`` names
     # the lane function of an elementwise row in `ptosim.isa.alu`.
-    attrs: tuple[Operand, ...] = ()
+    options: tuple[Operand, ...] = ()
     typed_offset: bool = False
     type_order: tuple[str, ...] = ()
     result_kw: str | None = None

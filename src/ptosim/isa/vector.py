@@ -110,15 +110,31 @@ def _check_vdup(t: dict[str, Any]) -> str | None:
 
 
 def _vector(name: str, operands: tuple[Operand, ...], results: tuple[Operand, ...],
-            impl: Callable[..., Any], attrs: tuple[Operand, ...] = (),
+            impl: Callable[..., Any], options: tuple[Operand, ...] = (),
             check: Callable[[dict[str, Any]], str | None] | None = None,
             result_kw: str | None = None, typed_offset: bool = False,
             type_order: tuple[str, ...] = (), core: str = "vector", pipe: str = "V",
             lane: str | None = None) -> OpSpec:
     return OpSpec(name, "micro", pipe, core, name, syntax="vector", operands=operands,
-                  results=results, attrs=attrs, check=check, impl=impl,
+                  results=results, options=options, check=check, impl=impl,
                   result_kw=result_kw, typed_offset=typed_offset, type_order=type_order,
                   lane=lane)
+
+
+def elementwise_row(name: str, arity: int, scalar: bool = False,
+                    lane: str | None = None) -> OpSpec:
+    """One elementwise op as one row: ``%r = pto.<name> %src0[, %src1][, %scalar], %mask
+    : T, ..., !pto.mask<bG> -> T``; its lane function is ``lane`` (default: the name
+    without the leading ``v``) in `ptosim.isa.alu`, inactive lanes are 0. E.g.
+    ``elementwise_row("vadd", 2)``, ``elementwise_row("vexp", 1)``,
+    ``elementwise_row("vadds", 1, scalar=True, lane="add")``."""
+    lane = lane or name.removeprefix("v")
+    srcs = tuple(Operand(f"src{i}", "vreg") for i in range(arity))
+    operands = srcs + ((Operand("scalar", "scalar"),) if scalar else ()) + \
+        (Operand("mask", "mask"),)
+    return _vector(name, operands, (Operand("result", "vreg"),),
+                   V.elementwise(name, lane, arity, scalar),
+                   check=same_vreg_mask(*(o.name for o in srcs), "result"), lane=lane)
 
 
 _VREG = Operand("result", "vreg")
@@ -181,7 +197,7 @@ ROWS: tuple[OpSpec, ...] = (
     # loads and stores (PTOAS VPTOOps.td; semantics: docs/semantics.md)
     _vector("vlds", (_ptr("source", "R"),), (_VREG, Operand("updated_base", "ptr",
                                                             optional=True)),
-            V.vlds, attrs=(_attr("dist", V.VLDS_DISTS, "NORM"),), check=_check_vlds,
+            V.vlds, options=(_attr("dist", V.VLDS_DISTS, "NORM"),), check=_check_vlds,
             result_kw="dtype"),
     _vector("vldsx2", (_ptr("source", "R"), _word("dist", (*V.VLDSX2_DISTS, "BDINTLV"))),
             (Operand("low", "vreg"), Operand("high", "vreg")), V.vldsx2,
@@ -189,7 +205,7 @@ ROWS: tuple[OpSpec, ...] = (
     _vector("vsts", (Operand("value", "vreg"), _ptr("destination", "W"),
                      Operand("mask", "mask")),
             (Operand("updated_base", "ptr", optional=True),), V.vsts,
-            attrs=(_attr("dist", V.VSTS_DISTS),), check=_check_vsts),
+            options=(_attr("dist", V.VSTS_DISTS),), check=_check_vsts),
     _vector("vstsx2", (Operand("low", "vreg"), Operand("high", "vreg"),
                        _ptr("destination", "W"), _word("dist", V.VSTSX2_DISTS),
                        Operand("mask", "mask")), (), V.vstsx2, check=_check_vstsx2,
@@ -220,10 +236,10 @@ ROWS: tuple[OpSpec, ...] = (
     # materialisation
     _vector("vbr", (Operand("value", "scalar"),), (_VREG,), V.vbr, result_kw="dtype"),
     _vector("vdup", (Operand("input", "any"), Operand("mask", "mask")), (_VREG,), V.vdup,
-            attrs=(_attr("position", V.POSITIONS, "LOWEST"),), check=_check_vdup,
+            options=(_attr("position", V.POSITIONS, "LOWEST"),), check=_check_vdup,
             result_kw="dtype"),
     _vector("vci", (Operand("index", "scalar"),), (_VREG,), V.vci,
-            attrs=(_attr("order", V.ORDERS, "ASC"),), result_kw="dtype"),
+            options=(_attr("order", V.ORDERS, "ASC"),), result_kw="dtype"),
     _vector("init_align", (), (Operand("result", "align"),), V.init_align),
     _vector("sprclr", (_word("spr", V.SPRS),), (), V.sprclr),
     # scalar access to UB or GM by the scalar unit

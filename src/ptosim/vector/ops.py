@@ -482,3 +482,60 @@ def store_scalar(m: Any, value: Any, ptr: Any, offset: Any) -> None:
     off = _int("store_scalar", "offset", offset)
     lane = _scalar_lane("store_scalar", value, _dtype(p.dtype))
     _write_bytes(m, "store_scalar", "ptr", p + off, lane.view(np.uint8).copy())
+
+
+# --- elementwise ops: the shared shape of vadd / vexp / vadds ... ------------------------------
+def _alu_table(kind: str) -> dict[str, Any]:
+    """``UNARY`` / ``BINARY`` / ``SCALAR`` of the shared lane-function table."""
+    from ..isa import alu  # the lane-table module (ptosim.isa.alu)
+    return dict(getattr(alu, kind))
+
+
+def active_lanes(mask: Mask, d: DType) -> np.ndarray:
+    """Lane ``i`` of a register of ``d`` is active iff mask bit ``i * sizeof(d)`` is set."""
+    return mask.bits[::d.size][:VREG_BYTES // d.size]
+
+
+def zeroing(out: np.ndarray, mask: Mask, d: DType) -> VReg:
+    """The result register: computed lanes where active, 0 elsewhere (compute ops zero
+    their inactive lanes: Gym spec, predication; PTOAS lowers them to the ``.x`` forms)."""
+    lanes = np.where(active_lanes(mask, d), out.astype(d.np, copy=False), np.zeros(1, d.np))
+    return VReg.from_lanes(lanes, d)
+
+
+def elementwise(op: str, lane: str, arity: int, scalar: bool = False,
+                lanes: dict[str, Any] | None = None) -> Any:
+    """The ``impl`` of an elementwise row: ``impl(m, v0[, v1], [scalar], mask) -> VReg``.
+
+    The registers share one element type, the mask has its width, the lane function
+    ``lane`` comes from `ptosim.isa.alu` (``UNARY`` for one register, ``BINARY`` for two,
+    ``SCALAR`` -- else ``BINARY`` -- for a register and a scalar) or from ``lanes``, and
+    inactive lanes are 0."""
+    kind = "SCALAR" if scalar else ("UNARY" if arity == 1 else "BINARY")
+    names = [f"src{i}" for i in range(arity)] + (["scalar"] if scalar else []) + ["mask"]
+
+    def impl(m: Any, *operands: Any) -> VReg:
+        if len(operands) != len(names):
+            raise PtoTypeError(f"takes {len(names)} operands ({', '.join(names)}), got "
+                               f"{len(operands)}", op=op)
+        regs = [_vreg(op, n, x) for n, x in zip(names, operands[:arity])]
+        mk = _mask(op, "mask", operands[-1])
+        d = regs[0].dtype
+        for n, r in zip(names[1:arity], regs[1:]):
+            if r.dtype != d:
+                raise PtoTypeError(f"{n} has {r.dtype.name} elements but src0 has {d.name}",
+                                   op=op, operand=n)
+        if mk.g != min(d.size * 8, 32):
+            raise PtoTypeError(f"mask is b{mk.g} but the registers hold {d.name}; it takes "
+                               f"b{min(d.size * 8, 32)}", op=op, operand="mask")
+        table = lanes if lanes is not None else _alu_table(kind)
+        if kind == "SCALAR" and lane not in table:
+            table = lanes if lanes is not None else _alu_table("BINARY")
+        fn = table[lane]
+        args = [r.lanes for r in regs] + ([operands[arity]] if scalar else [])
+        with np.errstate(all="ignore"):
+            out = fn(*args, d)
+        return zeroing(np.asarray(out), mk, d)
+    impl.__doc__ = (f"``pto.{op}``: lane function ``{lane}`` over the active lanes "
+                    f"({', '.join(names)}); inactive lanes are 0.")
+    return impl
