@@ -144,6 +144,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL_MX": ([acc, left, left, right, right], {}),
         "TMATMUL_MX_ACC": ([acc, left, left, right, right], {}),
         "TMATMUL_MX_BIAS": ([acc, left, left, right, right, bias], {}),
+        **vector_calls(m),
     }
     del matb
     calls.update(vector_baselines(m))
@@ -195,6 +196,39 @@ def vector_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, 
         kw = {"mode": "lt"} if fam in ("cmp", "cmps") else {}
         out[spec.method] = (args, kw)
     return out
+
+
+def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """Baselines of the vector micro ops (rows of ptosim.isa.vector)."""
+    from ptosim.vector import Align, Mask, VReg
+    ub32, ub8 = m.ptr("ub", "f32", 65536), m.ptr("ub", "ui8", 98304)
+    v = VReg.from_lanes(np.arange(64, dtype=np.float32), "f32")
+    k = Mask.from_lanes(np.arange(64) < 20, 32)
+    calls: dict[str, tuple[list[Any], dict[str, Any]]] = {
+        "vlds": ([ub32, 64], {"dist": "BRC_B16", "dtype": "f32", "post_update": False}),
+        "vldsx2": ([ub32, 0, "DINTLV_B32"], {"dtype": "f32"}),
+        "vsts": ([v, ub32, 64, k], {"dist": "NORM_B32", "post_update": True}),
+        "vstsx2": ([v, v, ub32, 0, "INTLV_B32", k], {}),
+        "plds": ([ub8, 0, "US"], {"g": 32}), "pldi": ([ub8, 32, "DS"], {"g": 16}),
+        "psts": ([k, ub8, 0, "NORM"], {}), "psti": ([k, ub8, 64, "PK"], {}),
+        "pand": ([k, k, k], {}), "por": ([k, k, k], {}), "pxor": ([k, k, k], {}),
+        "pnot": ([k, k], {}), "psel": ([k, k, k], {}),
+        "ppack": ([k, "LOWER"], {}), "punpack": ([k, "HIGHER"], {}),
+        "pbitcast": ([k], {"g": 16}),
+        "vbr": ([3], {"dtype": "i16"}),
+        "vdup": ([v, k], {"position": "HIGHEST", "dtype": "f32"}),
+        "vci": ([5], {"order": "DESC", "dtype": "i32"}),
+        "init_align": ([], {}), "sprclr": (["AR"], {}),
+        "load_scalar": ([ub32, 3], {}), "store_scalar": ([1.5, ub32, 3], {}),
+    }
+    for g in (8, 16, 32):
+        calls[f"pset_b{g}"] = (["PAT_M3"], {})
+        calls[f"pge_b{g}"] = (["PAT_VL8"], {})
+        calls[f"plt_b{g}"] = ([100], {})
+        calls[f"pintlv_b{g}"] = ([k.view(g), k.view(g)], {})
+        calls[f"pdintlv_b{g}"] = ([k.view(g), k.view(g)], {})
+    del Align
+    return calls
 
 
 REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS"}

@@ -83,7 +83,7 @@ def test_the_reference_kernel_parses():
     ("pto.mte_l1_l0a %l1, %l0a,", "pto.mte_l1_l0a %l1 %l0a,", "%l0a, %c16, %c16 :",
      "pto.mte_l1_l0a: expected ',' before dst"),
     # unknown pto op, reported at its name
-    ("%sb = pto.get_subblock_idx", "%sb = pto.vlds %ub", "pto.vlds", "unknown op 'pto.vlds'"),
+    ("%sb = pto.get_subblock_idx", "%sb = pto.vfrob %ub", "pto.vfrob", "unknown op 'pto.vfrob'"),
     # an op of a dialect that is not loaded
     ("%sb = pto.get_subblock_idx", "%sb = memref.alloc() : memref<4xf32>", "memref.alloc",
      "unknown op 'memref.alloc'"),
@@ -132,8 +132,8 @@ def test_the_reference_kernel_parses():
     ("%ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>",
      "%ub = pto.castptr %c0 : i64 -> !pto.ptr<f64, ub>", "f64", "f64 is not a PTO element type"),
     ("%ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>",
-     "%ub = pto.castptr %c0 : i64 -> !pto.vreg<64xf32>", "!pto.vreg",
-     "unknown type or attribute 'pto.vreg'"),
+     "%ub = pto.castptr %c0 : i64 -> !pto.vtile<64xf32>", "!pto.vtile",
+     "unknown type or attribute 'pto.vtile'"),
     ("%ub = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>",
      "%ub = pto.castptr %a : !pto.ptr<f16, gm> -> !pto.ptr<f32, ub>", "!pto.ptr<f32, ub>",
      "pto.castptr: a pointer cast keeps the address space (gm -> ub)"),

@@ -236,7 +236,7 @@ def _events():
 
     def do(pipe: str, access: str, start: int, end: int) -> None:
         op = _Op(f"{pipe}:{access}[{start},{end})")
-        checker.begin_op(core, op, SimpleNamespace(name="x"), [], pipe)
+        checker.begin_op(core, op, SimpleNamespace(name="x", syntax=None), [], pipe)
         checker.access(buf, start, end - start, access, None, None)
         checker.end_op()
     return checker, core, do

@@ -53,7 +53,8 @@ def test_pipes_and_cores_of_micro_ops():
         if s.kind != "micro":
             continue
         pipes = {"cube": {"MTE2", "MTE1", "M", "FIX", "S"},
-                 "vector": {"MTE2", "V", "MTE3", "S"}}
+                 "vector": {"MTE2", "V", "MTE3", "S"},
+                 "any": {"S"}}             # scalar loads / stores: the scalar unit of either
         assert s.pipe_of(()) in pipes[s.core_of(())], s.name
     assert (spec("mte_gm_ub").pipe, spec("mte_ub_gm").pipe, spec("mad_acc").pipe,
             spec("mte_l0c_ub").pipe) == ("MTE2", "MTE3", "M", "FIX")

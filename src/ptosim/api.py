@@ -47,11 +47,27 @@ def _register_writer(spec: OpSpec) -> Callable[..., None]:
     return write
 
 
+def _from_impl(spec: OpSpec) -> Callable[..., object]:
+    """The Python face of a row with semantics (``impl``): operands in assembly order."""
+    impl = spec.impl
+    assert impl is not None
+
+    def call(self: Machine, *args: object, **kwargs: object) -> object:
+        return impl(self, *args, **kwargs)
+    call.__name__ = call.__qualname__ = spec.method or spec.name
+    call.__doc__ = impl.__doc__
+    call.__signature__ = inspect.signature(impl).replace(  # type: ignore[attr-defined]
+        parameters=list(inspect.signature(impl).parameters.values())[1:])
+    return call
+
+
 for _spec in GENERATED:
     if _spec.register is not None:
         setattr(Machine, _spec.name, _register_writer(_spec))
     elif _spec.syntax == "tile_dps":            # vector tile ops: one shared method per row
         setattr(Machine, _spec.method or _spec.name.upper(), tile_vector_method(_spec))
+    elif _spec.impl is not None:
+        setattr(Machine, _spec.method or _spec.name, _from_impl(_spec))
 
 
 def _guard_public_methods(cls: type) -> None:

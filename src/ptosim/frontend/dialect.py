@@ -76,6 +76,8 @@ from .tile_types import (
     TensorViewType,
     TileBufType,
 )
+from .vector_ops import StrictVecScopeOp, VecScopeOp
+from .vector_types import AlignType, MaskType, VRegType
 
 MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,
@@ -92,7 +94,7 @@ OTHER_OPS = (
     CastPtrOp, AddPtrOp, SectionCubeOp, SectionVectorOp, GetBlockIdxOp, GetBlockNumOp,
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
-    Sbitset1Op, SetFlagDynOp, WaitFlagDynOp,
+    Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:
@@ -108,5 +110,6 @@ PTO = Dialect(
     [*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS, *VECTOR_TILE_OPS],
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
      KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
-     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr],
+     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
+     VRegType, MaskType, AlignType],
 )

@@ -11,6 +11,7 @@ register-level ops: ``$a `,` $b ... attr-dict `:` type($a) `,` ...``).
 [{attrs}]`` -- destination-passing tile ops (the vector tile ops): tiles and scalars in
 ``ins`` in one of the row's operand orders, the destination in ``outs``, attributes
 (the row's ``attrs``) inside ``ins`` before the colon or after ``outs``.
+``vector``: the vector micro ops (`ptosim.frontend.vector_ops`, rows in `ptosim.isa.vector`).
 """
 
 from __future__ import annotations
@@ -244,6 +245,11 @@ _FAMILIES: dict[str, type[IRDLOperation]] = {"scalars": ScalarsOp, "operands": O
 
 def _make(spec: OpSpec) -> type[IRDLOperation]:
     camel = "".join(part.capitalize() for part in spec.name.replace(".", "_").split("_"))
+    if spec.syntax == "vector":
+        from .vector_ops import make_vector_op
+        vcls = make_vector_op(spec, camel)
+        vcls.SPEC = spec
+        return vcls
     family = _FAMILIES[spec.syntax or ""]
     cls: type[IRDLOperation] = irdl_op_definition(type(f"{camel}Op", (family,), {
         "name": spec.mnemonic, "__doc__": f"``{spec.mnemonic}``"}))

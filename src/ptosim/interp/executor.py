@@ -227,6 +227,7 @@ class Executor:
         # change during a run, and decoding it was half the cost of a small DMA op.
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
+        self.subblocks = 2          # vector sub-blocks per block in this launch
 
     # --- entry points -------------------------------------------------------------------
     def run_function(self, state: CoreState, func: Operation, args: list[Any]
@@ -295,7 +296,7 @@ class Executor:
     @staticmethod
     def _require_core(state: CoreState, op: Operation, what: str, want: str) -> None:
         """Reject an op issued on a core kind that cannot run it (``want``)."""
-        if state.core.kind != want:
+        if want != "any" and state.core.kind != want:
             where = "vector cores (AIV)" if want == "vector" else "cube core (AIC)"
             raise KernelError(f"{what} runs on the {where}, not on {state.core.name}; put it "
                               f"in pto.section.{want}", op=op.name)
@@ -552,6 +553,11 @@ def _barrier(ex: Executor, st: CoreState, op: Operation) -> None:
         ex.observer.barrier(st.core, op.pipe(), op)  # type: ignore[attr-defined]
 
 
+def _mem_bar(ex: Executor, st: CoreState, op: Operation) -> None:
+    if ex.observer is not None:
+        ex.observer.mem_bar(st.core, op.kind(), op)  # type: ignore[attr-defined]
+
+
 def _sbitset(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     value, bit = (st.env[v] for v in op.operands)
     if not 0 <= bit < 64:
@@ -586,7 +592,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.get_block_idx": _query(lambda ex, st: st.core.block),
     "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
     "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),
-    "pto.get_subblock_num": _query(lambda ex, st: 2),
+    "pto.get_subblock_num": _query(lambda ex, st: ex.subblocks),
     "pto.get_ctrl": _get_ctrl, "pto.set_ctrl": _set_ctrl,
     "pto.sbitset0": _sbitset, "pto.sbitset1": _sbitset,
     # Intra-core ordering has no functional effect in program order; the hazard checker
@@ -594,7 +600,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.set_flag": _flag, "pto.wait_flag": _flag, "pto.barrier": _barrier,
     "pto.set_flag_dyn": _flag, "pto.wait_flag_dyn": _flag,
     "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
-    "pto.mem_bar": _noop,
+    "pto.mem_bar": _mem_bar,
     "pto.sync.set": _sync_set,
 }
 
@@ -633,6 +639,18 @@ def _section(kind: str) -> Callable[..., Generator[Wait, None, None]]:
     return run
 
 
+def _vecscope(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
+    """A vector interval: its body in program order on this vector core's V pipe (a strict
+    scope binds its captures to the block arguments)."""
+    ex._require_core(st, op, op.name, "vector")
+    if ex.observer is not None:
+        ex.observer.vecscope(st.core, op)
+    yield from ex.run_region(st, op.regions[0], [st.env[v] for v in op.operands])
+    if ex.observer is not None:
+        ex.observer.vecscope(st.core, op)
+    return None
+
+
 def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
     yield from ex.sync.wait(st.core, _sync_id(st, op), op)
     return None
@@ -651,6 +669,7 @@ _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "scf.for": _scf_for, "scf.if": _scf_if,
     "pto.section.cube": _section("cube"), "pto.section.vector": _section("vector"),
     "pto.sync.wait": _sync_wait, "func.call": _call,
+    "pto.vecscope": _vecscope, "pto.strict_vecscope": _vecscope,
 }
 
 

@@ -16,6 +16,12 @@ non-atomic accesses), that are not ordered are reported with both ops' locations
 the buffer and byte range, and the flag that would order them. Byte ranges are the extent
 each operand touches (first to last byte), so interleaved strided accesses may be reported
 conservatively; a real hazard is never missed on those ranges.
+
+Inside a vecscope the V pipe does not order its own UB loads and stores either (PTO
+micro-instruction spec, intra-pipeline memory barriers): a vector load of bytes an earlier
+vector store of the same scope wrote needs ``pto.mem_bar "VST_VLD"`` (or ``"VV_ALL"``)
+between them, a vector store over bytes an earlier vector load read needs ``"VLD_VST"``.
+A missing barrier is reported like a missing flag.
 """
 
 from __future__ import annotations
@@ -89,6 +95,9 @@ class HazardChecker:
         self.semaphores: dict[tuple, list[list[int]]] = {}
         self.findings: dict[tuple, Finding] = {}
         self._current: tuple[int, Operation, str, str, str] | None = None
+        self._vector_op = False            # the current op is a vector-family load/store
+        # per core: vector stores / loads of the current vecscope not yet behind a mem_bar
+        self.unfenced: dict[str, dict[str, list[tuple[int, int, int, Operation]]]] = {}
 
     # --- threads and clocks ----------------------------------------------------------
     def _thread(self, core: Core, pipe: str) -> int:
@@ -121,9 +130,49 @@ class HazardChecker:
         tid = self._thread(core, pipe)
         self._tick(tid)
         self._current = (tid, op, spec.name, core.name, pipe)
+        self._vector_op = spec.syntax == "vector" and pipe == "V"
 
     def end_op(self) -> None:
         self._current = None
+
+    def vecscope(self, core: Core, op: Operation) -> None:
+        """A vector scope starts or ends on ``core``: barriers act within one scope."""
+        self.unfenced.pop(core.name, None)
+
+    def mem_bar(self, core: Core, kind: str, op: Operation) -> None:
+        """``pto.mem_bar``: VST_VLD fences the stores before it, VLD_VST the loads,
+        VV_ALL both."""
+        pending = self.unfenced.get(core.name)
+        if pending is None:
+            return
+        if kind in ("VST_VLD", "VV_ALL"):
+            pending["W"] = []
+        if kind in ("VLD_VST", "VV_ALL"):
+            pending["R"] = []
+
+    def _vector_access(self, buf: np.ndarray, kind: str, start: int, end: int,
+                       op: Operation, core: str) -> None:
+        pending = self.unfenced.setdefault(core, {"R": [], "W": []})
+        other = "W" if kind == "R" else "R"
+        for b, lo, hi, old in pending[other]:
+            if b == id(buf) and lo < end and start < hi:
+                self._report_vector(buf, old, op, kind, max(lo, start), min(hi, end))
+        pending[kind].append((id(buf), start, end, op))
+
+    def _report_vector(self, buf: np.ndarray, old: Operation, new: Operation, kind: str,
+                       lo: int, hi: int) -> None:
+        hazard, barrier = ("RAW", "VST_VLD") if kind == "R" else ("WAR", "VLD_VST")
+        key = (hazard, id(old), id(new))
+        if key in self.findings:
+            self.findings[key].count += 1
+            return
+        verb = "reads what" if kind == "R" else "overwrites what"
+        did = "wrote" if kind == "R" else "read"
+        message = (f"{hazard} hazard on {self.names(buf)} bytes [{lo}, {hi}): {new.name} "
+                   f"{verb} {old.name} at {self.locate(old) or '?'} {did} in the same "
+                   f"vecscope, and the V pipe does not order its UB loads and stores; add "
+                   f'pto.mem_bar "{barrier}" (or "VV_ALL") between them')
+        self.findings[key] = Finding(hazard, message, self.locate(new))
 
     def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
                operand: str | None, op_name: str | None) -> None:
@@ -136,6 +185,10 @@ class HazardChecker:
         if entry is None:
             entry = self.buffers[id(buf)] = _Buffer(self.names(buf))
         clock = self.clocks[tid]
+        if self._vector_op:
+            for kind in kinds:
+                if kind in ("R", "W"):
+                    self._vector_access(buf, kind, start, start + nbytes, op, core)
         for kind in kinds:
             new = _Access(tid, clock[tid], kind, start, start + nbytes, op, core, pipe)
             self._check(entry, new, clock)

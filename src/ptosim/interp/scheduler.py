@@ -89,6 +89,8 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
            executor: Executor, sync: SyncService) -> Executor:
     """Run ``func`` on every core in ``cores`` to completion (or a PtoError)."""
     executor.observer = sync.observer
+    # sub-blocks per block of this launch: 2 for mixed kernels, 1 for vector-only ones
+    executor.subblocks = max(1, sum(c.kind == "vector" and c.block == 0 for c in cores))
     states = [CoreState(core, machine.ctrl) for core in cores]   # the entry CTRL
     gens: list[Generator[Wait, None, Any] | None] = [
         executor.run_function(state, func, list(args)) for state in states]

@@ -111,6 +111,12 @@ class Timeline:
         for p in pipes:
             self.ready[(core.name, p)] = t
 
+    def mem_bar(self, core: Core, kind: str, op: Operation) -> None:
+        """A vector memory barrier costs nothing on the timeline."""
+
+    def vecscope(self, core: Core, op: Operation) -> None:
+        """Scope boundaries cost nothing on the timeline."""
+
     def sync_set(self, core: Core, pipe: str, keys: list[tuple],
                  op: Operation | None = None) -> None:
         p = pipe_name(pipe)

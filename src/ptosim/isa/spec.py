@@ -26,7 +26,15 @@ class Operand:
     bits: int | None = None
     space: tuple[str, ...] = ()
     align: int | None = None
-    optional: bool = False      # a trailing operand the op may be written without
+    # vector-family text forms: ``indexed`` pointers are written ``%p[%off]`` (the offset,
+    # in elements, becomes the next positional argument); ``str`` operands and attribute
+    # entries take one of ``choices`` (``default`` when an attribute is left out);
+    # ``optional`` results may be absent (the post-update base of vlds / vsts), and an
+    # optional trailing operand may be left out (the legacy ``operands`` family).
+    indexed: bool = False
+    choices: tuple[str, ...] = ()
+    default: str | None = None
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,13 +59,31 @@ class OpSpec:
     operands: tuple[Operand, ...] = ()
     results: tuple[Operand, ...] = ()
     register: str | None = None
-    # ``impl``: the semantics and static rules of a table-family row, read by the family's
-    # shared Machine method (e.g. `ptosim.isa.tile_vector.VecRule`); ``attrs``: the text
-    # form's attribute keys and the Python keywords they become; ``forms``: further operand
-    # orders the op accepts (names of ``operands``, e.g. TDIVS's scalar first).
+    # ``impl``: the row's semantics -- a table-family rule read by its family's shared
+    # Machine method (`ptosim.isa.tile_vector.VecRule`), or the function the Machine
+    # method is generated from (vector rows); ``attrs``: the text form's attribute keys and
+    # the Python keywords they become; ``forms``: further operand orders the op accepts
+    # (names of ``operands``, e.g. TDIVS's scalar first).
     impl: Any = None
     attrs: tuple[tuple[str, str], ...] = ()
     forms: tuple[tuple[str, ...], ...] = ()
+    # Vector family (``syntax="vector"``): ``options`` are the ``{name = "WORD"}`` entries
+    # (passed as keywords); ``typed_offset`` says whether the type list spells the index
+    # type of an indexed pointer (psts) or not (vlds) -- both are accepted on input;
+    # ``type_order`` permutes the type list when it is not the operand order
+    # (store_scalar); ``result_kw`` is the keyword that tells the Machine method the
+    # element type (vreg) or width (mask) of its first result, for results the operands
+    # do not determine; ``check(types)`` is the row's own verifier rule: it gets each
+    # operand / result / attribute by name (vreg -> dtype name, mask -> G, ptr ->
+    # (dtype, space), str -> the word) and returns the reason it is illegal, or None;
+    # ``lane`` names
+    # the lane function of an elementwise row in `ptosim.isa.alu`.
+    options: tuple[Operand, ...] = ()
+    typed_offset: bool = False
+    type_order: tuple[str, ...] = ()
+    result_kw: str | None = None
+    check: Callable[[dict[str, Any]], str | None] | None = None
+    lane: str | None = None
 
     @property
     def operand_names(self) -> tuple[str, ...]:

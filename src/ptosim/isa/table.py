@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import legacy, tile_vector
+from . import legacy, tile_vector, vector
 from .spec import Args, Operand, OpSpec
 
 A5 = frozenset({"a5"})
@@ -107,6 +107,8 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     # pointers, structure, queries, CTRL: the interpreter's own
     _other("castptr", "scalar"), _other("addptr", "scalar"),
     _other("section.cube", "structure"), _other("section.vector", "structure"),
+    OpSpec("vecscope", "structure", "V", "vector"),
+    OpSpec("strict_vecscope", "structure", "V", "vector"),
     _other("get_block_idx", "scalar"), _other("get_block_num", "scalar"),
     _other("get_subblock_idx", "scalar"), _other("get_subblock_num", "scalar"),
     _other("get_ctrl", "scalar"), _other("set_ctrl", "scalar"),
@@ -136,7 +138,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
 )
 
 # Each further family keeps its rows in its own module of this package (``ROWS``).
-_ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS + tile_vector.ROWS
+_ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS + tile_vector.ROWS + vector.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"
