@@ -262,6 +262,11 @@ def test_text_round_trip_with_attribute_and_located_errors():
     with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:7:\d+: .*unexpected attribute "
                        r"'flip' \(allowed: 'transpose = true\|false'\)"):
         parse_module(text.replace("transpose", "flip"), "k.pto")
+    with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:7:\d+: .*unexpected attribute "
+                       r"'transpose' \(the op takes none\)"):
+        parse_module(_kernel("pto.copy_gm_to_cbuf %g, %l1, %c0, %c0, %c0, %c0 "
+                             "{transpose = true}", "!pto.ptr<f16, gm>, !pto.ptr<f16, l1>, i64, "
+                             "i64, i64, i64"), "k.pto")
     with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:8:7: error: pto.copy_gm_to_cbuf: "
                        r"expected ',' before dst_stride"):
         parse_module(_kernel("pto.copy_gm_to_cbuf %g, %l1, %c0, %c0, %c0",
