@@ -95,6 +95,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "mte_gm_l1_frac": ([src, l1, "nd2nz"], {"shape": (40, 50), "src_layout": (100,),
                                                 "dst_group": (1, 1, 48, 0), "ctrl": (0, False)}),
         # register-level forms (ptosim.ops.legacy)
+        "set_mov_pad_val": ([np.float16(1.0)], {"value_type": "f16"}),
         "copy_gm_to_ubuf": ([src, ub, 0, 40, 100, 0, 0, False, 0, 100, 128], {}),
         "copy_ubuf_to_gm": ([ub, out16, 0, 40, 100, 0, 100, 128], {}),
         "copy_ubuf_to_ubuf": ([ub, ub + 64 * 40, 0, 10, 4, 0, 0], {}),

@@ -2,6 +2,7 @@
 `ptosim.isa.legacy`): each is checked against the ``mte_*`` op it lowers from (same bytes on a
 poisoned machine) and against an explicit-loop golden, and each rule has a negative test."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -106,8 +107,6 @@ def test_a_loop_above_one_needs_its_stride_register():
 def test_copy_gm_to_ubuf_rules():
     m = fresh()
     g, ub = m.gm(np.zeros(64, np.int16)), m.ptr("ub", "i16", 0)
-    with pytest.raises(ptosim.NotImplementedOpError, match=r"set_mov_pad_val"):
-        m.copy_gm_to_ubuf(g, ub, 0, 1, 32, 0, 0, True, 0, 32, 32)
     with pytest.raises(ptosim.VerifyError, match=r"right_padding = 2 without data_select_bit"):
         m.copy_gm_to_ubuf(g, ub, 0, 1, 32, 0, 2, False, 0, 32, 32)
     with pytest.raises(ptosim.FieldRangeError, match=r"^copy_gm_to_ubuf: sid = 16 is out of"):
@@ -263,6 +262,11 @@ def test_text_round_trip_with_attribute_and_located_errors():
     with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:7:\d+: .*unexpected attribute "
                        r"'flip' \(allowed: 'transpose = true\|false'\)"):
         parse_module(text.replace("transpose", "flip"), "k.pto")
+    with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:7:\d+: .*unexpected attribute "
+                       r"'transpose' \(the op takes none\)"):
+        parse_module(_kernel("pto.copy_gm_to_cbuf %g, %l1, %c0, %c0, %c0, %c0 "
+                             "{transpose = true}", "!pto.ptr<f16, gm>, !pto.ptr<f16, l1>, i64, "
+                             "i64, i64, i64"), "k.pto")
     with pytest.raises(ptosim.PtoSyntaxError, match=r"k\.pto:8:7: error: pto.copy_gm_to_cbuf: "
                        r"expected ',' before dst_stride"):
         parse_module(_kernel("pto.copy_gm_to_cbuf %g, %l1, %c0, %c0, %c0",
@@ -380,3 +384,58 @@ def test_bias_fixpipe_and_scale_copies_are_their_micro_ops():
     same_buffers(a, b, [(a.ptr("l0a_mx", "ui8", 0), 256)])
     with pytest.raises(ptosim.VerifyError, match=r"^load_cbuf_to_ca_mx: k = 32 must be"):
         a.load_cbuf_to_ca_mx(a.ptr("l1", "f8E4M3FN", 0), a.ptr("l0a", "f8E4M3FN", 0), 16, 32)
+
+
+def test_data_select_bit_pads_with_the_set_mov_pad_val_register():
+    """copy_gm_to_ubuf with data_select_bit = mte_gm_ub with pad=(register value, left,
+    right): [left x v][data][right x v], then v up to the next 32 B."""
+    data = np.arange(30, dtype=np.float16)
+    m, ref = fresh(), fresh()
+    m.set_mov_pad_val(np.float16(-1.5))
+    m.copy_gm_to_ubuf(m.gm(data), m.ptr("ub", "f16", 0), 0, 3, 20, 2, 1, True, 0, 20, 64)
+    ref.mte_gm_ub(ref.gm(data), ref.ptr("ub", "f16", 0), 0, 20, nburst=(3, 20, 64),
+                  pad=(np.float16(-1.5), 2, 1))
+    same_buffers(m, ref, [(m.ptr("ub", "ui8", 0), 256)])
+    row = m.read(m.ptr("ub", "f16", 64), 32)
+    np.testing.assert_array_equal(row[:16], np.r_[[-1.5] * 2, np.arange(10, 20), [-1.5] * 4])
+    assert m.regs["mov_pad_val"] == (0xBE00, 2)
+    m.set_mov_pad_val(-2, value_type="i16")                  # the text form passes the type
+    assert m.regs["mov_pad_val"] == (0xFFFE, 2)
+    with pytest.raises(ptosim.VerifyError, match=r"^copy_gm_to_ubuf: the pad value was set as "
+                       r"a 2-byte scalar but ub_dst holds 4-byte f32 elements"):
+        m.copy_gm_to_ubuf(m.gm(data), m.ptr("ub", "f32", 0), 0, 1, 20, 0, 0, True, 0, 20, 64)
+    with pytest.raises(ptosim.VerifyError, match=r"^copy_gm_to_ubuf: data_select_bit = 1 pads "
+                       r"with the set_mov_pad_val register, which was never set"):
+        fresh().copy_gm_to_ubuf(m.gm(data), m.ptr("ub", "f16", 0), 0, 1, 20, 0, 0, True, 0,
+                                20, 64)
+    with pytest.raises(ptosim.VerifyError, match=r"^set_mov_pad_val: the pad value must be an "
+                       r"i8, i16, i32, f16, bf16 or f32 scalar, got 1.0 of type f64"):
+        m.set_mov_pad_val(1.0, value_type="f64")
+    with pytest.raises(ptosim.FieldRangeError, match=r"^set_mov_pad_val: value = "):
+        m.set_mov_pad_val(200, value_type="i8")
+
+
+def test_set_mov_pad_val_from_text():
+    text = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @k(%a: !pto.ptr<bf16, gm>, %b: !pto.ptr<bf16, gm>) attributes {pto.aicore} {
+    %true = arith.constant true
+    %c0 = arith.constant 0 : i64
+    %c1 = arith.constant 1 : i64
+    %c20 = arith.constant 20 : i64
+    %c32 = arith.constant 32 : i64
+    %pv = arith.constant 2.5 : bf16
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<bf16, ub>
+    pto.set_mov_pad_val %pv : bf16
+    pto.copy_gm_to_ubuf %a, %ub, %c0, %c1, %c20, %c0, %c0, %true, %c0, %c20, %c32
+      : !pto.ptr<bf16, gm>, !pto.ptr<bf16, ub>, i64, i64, i64, i64, i64, i1, i64, i64, i64
+    pto.copy_ubuf_to_gm %ub, %b, %c0, %c1, %c32, %c0, %c32, %c32
+      : !pto.ptr<bf16, ub>, !pto.ptr<bf16, gm>, i64, i64, i64, i64, i64, i64
+    return
+  }
+}
+"""
+    a = np.arange(10).astype(ml_dtypes.bfloat16)
+    out = Kernel.from_text(text, "k.pto").run({"a": a, "b": np.zeros(16, ml_dtypes.bfloat16)})
+    np.testing.assert_array_equal(out.outputs["b"].astype(np.float32),
+                                  np.r_[np.arange(10), [2.5] * 6])
+    assert "pto.set_mov_pad_val %pv : bf16" in print_module(parse_module(text))

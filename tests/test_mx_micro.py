@@ -122,6 +122,13 @@ def test_mx_rules():
         mc.mad_mx_bias(l0a, l0b, l0c, mc.ptr("bt", "f16", 0), 16, 16, 64)
     with pytest.raises(ptosim.OutOfBoundsError, match=r"^mte_l1_l0a_mx: dst touches l0a_mx"):
         mc.mte_l1_l0a_mx(l1, mc.ptr("l0a", F8, 65024), 512, 128)
+    with pytest.raises(ptosim.VerifyError, match=r"^mad_mx: sat must be 'sat' or 'nosat', got "
+                       r"'clamp'"):
+        mc.mad_mx(l0a, l0b, l0c, 16, 16, 64, sat="clamp")
+    with pytest.raises(ptosim.VerifyError, match=r"^mad_mx: unit_flag must be"):
+        mc.mad_mx(l0a, l0b, l0c, 16, 16, 64, unit_flag="always")
+    with pytest.raises(ptosim.FieldRangeError, match=r"^mad_mx: disable_gemv must be a boolean"):
+        mc.mad_mx(l0a, l0b, l0c, 16, 16, 64, disable_gemv=1)
     a2 = ptosim.Machine(target="a2a3")
     with pytest.raises(ptosim.TargetError, match=r"^mad_mx: does not exist on target a2a3"):
         a2.mad_mx(a2.ptr("l0a", "f16", 0), a2.ptr("l0b", "f16", 0), a2.ptr("l0c", "f32", 0),

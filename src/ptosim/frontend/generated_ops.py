@@ -5,7 +5,8 @@ new op of such a family is one row in `ptosim.isa.table` (or a family module of
 ``scalars``: ``pto.<name> %a, %b : i64, i64`` -- integer operands, no results.
 ``operands``: ``pto.<name> %p, %q, %a, ... [{flag = true}] : T0, T1, ...`` -- positional
 operands of the kinds the row's ``operands`` give (``ptr``, ``int``, ``flag``, ``number``)
-and the boolean attributes its ``attrs`` name; no results (PTOAS's assembly format of the
+and the boolean attributes its ``attrs`` name (a ``number`` operand's MLIR type goes to the
+method as the keyword ``<name>_type``); no results (PTOAS's assembly format of the
 register-level ops: ``$a `,` $b ... attr-dict `:` type($a) `,` ...``).
 ``tile_dps``: ``pto.<name> ins(%a, %b[, %s] [{attrs}] : TB, TB[, f32]) outs(%d : TB)
 [{attrs}]`` -- destination-passing tile ops (the vector tile ops): tiles and scalars in
@@ -127,9 +128,12 @@ class OperandsOp(MicroOp):
 
     def python_call(self) -> tuple[list[object], dict[str, object]]:
         names = dict(self.SPEC.attrs)
-        flags: dict[str, object] = {names[f.data]: True for f in self.flags} \
+        kw: dict[str, object] = {names[f.data]: True for f in self.flags} \
             if self.flags is not None else {}
-        return list(self.values), flags
+        for o, v in zip(self.SPEC.operands, self.values):
+            if o.kind == "number":       # the runtime value is a plain number: pass its type
+                kw[f"{o.name}_type"] = str(v.type)
+        return list(self.values), kw
 
 
 

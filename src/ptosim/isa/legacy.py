@@ -32,6 +32,7 @@ _LOAD = _ints(("m_start", 16), ("k_start", 16), ("m_step", 8), ("k_step", 8),
 _TRANSPOSE = (("transpose", "transpose"),)      # {transpose = true}
 
 ROWS: tuple[OpSpec, ...] = (
+    _row("set_mov_pad_val", "S", "vector", (Operand("value", "number"),)),
     _row("copy_gm_to_ubuf", "MTE2", "vector", (
         _ptr("gm_src", "R", "gm"), _ptr("ub_dst", "W", "ub"),
         *_ints(("sid", 4), ("n_burst", 16), ("len_burst", 16), ("left_padding", 6),

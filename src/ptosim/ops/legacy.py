@@ -20,8 +20,10 @@ decisions: docs/semantics.md, "Register-level ops".
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
+from ..dtypes import dtype
 from ..errors import NotImplementedOpError, VerifyError
 from ..machine import MachineState, Ptr
 from .common import check_ptr, field, require_op
@@ -30,6 +32,10 @@ from .dma import DmaOps
 
 _SID_BITS = 4            # sid [3:0] of every MTE config word
 _COUNT_MASK = (1 << 21) - 1
+_PAD_TYPES = ("i8", "i16", "i32", "f16", "bf16", "f32")    # set_mov_pad_val (PTOAS docs)
+_PAD_TYPE_OF = {np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32",
+                np.dtype(np.float16): "f16", np.dtype(ml_dtypes.bfloat16): "bf16",
+                np.dtype(np.float32): "f32"}
 _SRC_MASK = (1 << 40) - 1
 
 
@@ -74,16 +80,59 @@ class LegacyOps(DmaOps, CubeMoveOps, MachineState):
         field(op, "sid", sid, _SID_BITS)
         select = field(op, "data_select_bit", int(data_select_bit)
                        if isinstance(data_select_bit, (bool, np.bool_)) else data_select_bit, 1)
+        pad = None
         if select:
-            raise NotImplementedOpError("data_select_bit = 1 pads with the value of "
-                                        "set_mov_pad_val, which ptosim does not implement "
-                                        "yet", op=op, operand="data_select_bit")
-        for name, v in (("left_padding", left_padding), ("right_padding", right_padding)):
-            if field(op, name, v, 6):
-                raise VerifyError(f"{name} = {v} without data_select_bit: padding needs the "
-                                  f"pad value (data_select_bit = 1)", op=op, operand=name)
+            pad = (self._pad_register(op, ub_dst), left_padding, right_padding)
+        else:
+            for name, v in (("left_padding", left_padding), ("right_padding", right_padding)):
+                if field(op, name, v, 6):
+                    raise VerifyError(f"{name} = {v} without data_select_bit: padding needs "
+                                      f"the pad value (data_select_bit = 1)", op=op,
+                                      operand=name)
         self._gm_ub(op, gm_src, ub_dst, l2_cache_ctl, len_burst,
-                    (n_burst, src_stride, dst_stride), self._hw_loops(op, "outtoub"), None)
+                    (n_burst, src_stride, dst_stride), self._hw_loops(op, "outtoub"), pad)
+
+    def _pad_register(self, op: str, ub_dst: object) -> np.generic:
+        """The pad value set_mov_pad_val left in this core's register, as raw bits of the
+        destination's element size (the register holds the value's bit pattern)."""
+        reg = self.regs.get("mov_pad_val")
+        if reg is None:
+            raise VerifyError("data_select_bit = 1 pads with the set_mov_pad_val register, "
+                              "which was never set on this core", op=op,
+                              operand="data_select_bit")
+        bits, size = reg
+        d = check_ptr(op, "ub_dst", ub_dst, "ub")
+        if size != d.dtype.size:
+            raise VerifyError(f"the pad value was set as a {size}-byte scalar but ub_dst holds "
+                              f"{d.dtype.size}-byte {d.dtype.name} elements", op=op,
+                              operand="data_select_bit")
+        return np.dtype(f"u{size}").type(bits)
+
+    def set_mov_pad_val(self, value: float | int | np.generic, *,
+                        value_type: str | None = None) -> None:
+        """The GM -> UB pad value register (vector core): ``value`` of type ``value_type``
+        (i8 i16 i32 f16 bf16 f32; a numpy scalar of such a type carries its own), kept as
+        its bit pattern."""
+        op = "set_mov_pad_val"
+        require_op(self, op)
+        if value_type is None and isinstance(value, np.generic):
+            value_type = _PAD_TYPE_OF.get(value.dtype)
+        if value_type not in _PAD_TYPES:
+            raise VerifyError(f"the pad value must be an i8, i16, i32, f16, bf16 or f32 "
+                              f"scalar, got {value!r} of type {value_type}", op=op,
+                              operand="value")
+        dt = dtype(value_type)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number,
+                                                                         np.generic)):
+            raise VerifyError(f"the pad value must be a number, got {value!r}", op=op,
+                              operand="value")
+        if dt.kind == "int":
+            v = field(op, "value", int(value) + (1 << 8 * dt.size - 1), 8 * dt.size)
+            arr = np.array(v - (1 << 8 * dt.size - 1), dtype=dt.np)
+        else:
+            arr = np.array(value).astype(dt.np)
+        self.regs["mov_pad_val"] = (int(arr.view(f"u{dt.size}")), dt.size)
+
 
     def copy_ubuf_to_gm(self, ub_src: Ptr, gm_dst: Ptr, sid: int, n_burst: int,
                         len_burst: int, reserved: int, dst_stride: int,
