@@ -91,7 +91,25 @@ def test_binding_inference_refusals(tmp_path, main_cpp, launch_cpp, message):
 
 def test_inferred_binding(tmp_path):
     folder = make_case(tmp_path / "c")
-    assert infer_binding(folder) == {"args": {"0": "v1.bin", "1": "v2.bin"}, "block_dim": 1}
+    assert infer_binding(folder) == {"entry": "copy", "args": {"0": "v1.bin", "1": "v2.bin"},
+                                     "block_dim": 1}
+
+
+def test_inferred_binding_of_two_launches_with_constants(tmp_path):
+    """Each Launch is a run (in order, on the same files); named constants resolve."""
+    main_cpp = MAIN.replace("  LaunchCopy(v2Device, v1Device, stream);\n",
+                            "  const int64_t nBlocks = 2;\n"
+                            "  LaunchCopy(v2Device, v1Device, stream);\n"
+                            "  LaunchTwice(v1Device, nBlocks, stream);\n")
+    launch_cpp = LAUNCH + """void LaunchTwice(float *x, int64_t n, void *stream) {
+    twice<<<n, nullptr, stream>>>((__gm__ float *)x, n);
+}
+"""
+    (tmp_path / "main.cpp").write_text(main_cpp)
+    (tmp_path / "launch.cpp").write_text(launch_cpp)
+    assert infer_binding(tmp_path) == {"runs": [
+        {"entry": "copy", "args": {"0": "v1.bin", "1": "v2.bin"}, "block_dim": 1},
+        {"entry": "twice", "args": {"0": "v1.bin", "1": 2}, "block_dim": 2}]}
 
 
 def test_a_folder_of_cases_one_line_each(tmp_path, capsys):

@@ -10,8 +10,10 @@ the case folder when there is one::
     {"args": {"0": "v1.bin", "1": "v2.bin", "2": "v3.bin"}, "block_dim": 1}
 
 (parameters by position or name; any other key is a ``ptosim run`` option, as in a batch
-case), otherwise it is inferred from the host program: the files it reads into each device
-buffer and the order the launch passes them to the kernel. An output file the golden script
+case; ``{"runs": [{...}, {...}]}`` for several launches, run in order on the same files),
+otherwise it is inferred from the host program: each launch's kernel function, the files
+it reads into each device buffer, the constants it passes, and the order of the kernel's
+arguments. An output file the golden script
 does not write is created at the size of its ``golden_`` counterpart.
 """
 
@@ -82,49 +84,66 @@ def infer_binding(folder: Path) -> dict[str, Any]:
     if not main_cpp.is_file() or not launch_cpp.is_file():
         raise CaseError(f"no {BINDING} and no main.cpp + launch.cpp to infer the binding from")
     main, launch = _read(main_cpp), _read(launch_cpp)
-    # host buffer -> file: ReadFile("./v1.bin", size, v1Host, ...) or a `case N: hostBuf = X`
+    # host buffer -> file: any call whose first argument is "./x.bin" and that names a host
+    # buffer (ReadFile, WriteFile or a case's own wrapper), or a `case N: hostBuf = X`
     # table that reads vN.bin into X
-    file_of_host = {m[2]: m[1] for m in
-                    re.finditer(r'ReadFile\(\s*"\./([\w.-]+\.bin)"\s*,\s*\w+\s*,\s*(\w+)', main)}
-    for m in re.finditer(r"case\s+(\d+)\s*:\s*hostBuf\s*=\s*(\w+)\s*;", main):
-        file_of_host.setdefault(m[2], f"v{m[1]}.bin")
+    to_device = {m[2]: m[1] for m in re.finditer(
+        r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*HOST_TO_DEVICE", main)}
+    from_device = {m[1]: m[2] for m in re.finditer(
+        r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*DEVICE_TO_HOST", main)}
     file_of_device: dict[str, str] = {}
-    for m in re.finditer(r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*HOST_TO_DEVICE", main):
-        if m[2] in file_of_host:
-            file_of_device[m[1]] = file_of_host[m[2]]
-    written = {m[2]: m[1] for m in
-               re.finditer(r'WriteFile\(\s*"\./([\w.-]+\.bin)"\s*,\s*(\w+)', main)}
-    for m in re.finditer(r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*DEVICE_TO_HOST", main):
-        if m[1] in written:
-            file_of_device.setdefault(m[2], written[m[1]])
-    call = re.search(r"\n\s*(Launch\w*)\s*\((.*?)\)\s*;", main, re.S)
-    if call is None:
+    for m in re.finditer(r'\w+\(\s*"\./([\w.-]+\.bin)"\s*,([^;]*?)\)', main):
+        names = re.findall(r"\b\w+\b", m[2])
+        host = next((n for n in names if n in to_device or n in from_device), None)
+        if host in to_device:
+            file_of_device.setdefault(to_device[host], m[1])
+        elif host in from_device:
+            file_of_device.setdefault(from_device[host], m[1])
+    for m in re.finditer(r"case\s+(\d+)\s*:\s*hostBuf\s*=\s*(\w+)\s*;", main):
+        if m[2] in to_device:
+            file_of_device.setdefault(to_device[m[2]], f"v{m[1]}.bin")
+    consts = {m[1]: int(m[2]) for m in re.finditer(
+        r"\b(?:const(?:expr)?\s+)?(?:u?int(?:8|16|32|64)_t|int|long|size_t|unsigned)\s+(\w+)\s*="
+        r"\s*(-?\d+)\s*;", main)}
+    calls = list(re.finditer(r"\n\s*(Launch\w*)\s*\((.*?)\)\s*;", main, re.S))
+    if not calls:
         raise CaseError("main.cpp has no Launch...(...) call to infer the binding from")
-    actual = [a.strip() for a in call[2].split(",")]
-    body = re.search(re.escape(call[1]) + r"\s*\((.*?)\)\s*\{(.*?)\n\}", launch, re.S)
+    runs = [_launch(call[1], call[2], launch, file_of_device, consts) for call in calls]
+    return runs[0] if len(runs) == 1 else {"runs": runs}
+
+
+def _launch(fn: str, actual_text: str, launch: str, file_of_device: dict[str, str],
+            consts: dict[str, int]) -> dict[str, Any]:
+    """One host launch: the kernel it calls, its arguments as files or numbers."""
+    actual = [a.strip() for a in actual_text.split(",")]
+    body = re.search(re.escape(fn) + r"\s*\((.*?)\)\s*\{(.*?)\n\}", launch, re.S)
     if body is None:
-        raise CaseError(f"launch.cpp does not define {call[1]}")
+        raise CaseError(f"launch.cpp does not define {fn}")
     formal = [re.split(r"[\s*&]+", p.strip())[-1] for p in body[1].split(",") if p.strip()]
-    kernel_call = re.search(r"<<<\s*([^,>]+)\s*,.*?>>>\s*\((.*?)\)\s*;", body[2], re.S)
+    kernel_call = re.search(r"(\w+)\s*<<<\s*([^,>]+)\s*,.*?>>>\s*\((.*?)\)\s*;", body[2], re.S)
     if kernel_call is None:
-        raise CaseError(f"{call[1]} in launch.cpp has no kernel<<<...>>>(...) launch")
+        raise CaseError(f"{fn} in launch.cpp has no kernel<<<...>>>(...) launch")
     passed = dict(zip(formal, actual))
     args: dict[str, Any] = {}
-    for i, text in enumerate(a for a in kernel_call[2].split(",") if a.strip()):
+    for i, text in enumerate(a for a in kernel_call[3].split(",") if a.strip()):
         name = re.sub(r"\([^)]*\)", "", text).strip()      # drop casts
         value = passed.get(name, name)
         if value in file_of_device:
             args[str(i)] = file_of_device[value]
         elif re.fullmatch(r"-?\d+", value):
             args[str(i)] = int(value)
+        elif value in consts:
+            args[str(i)] = consts[value]
         else:
             raise CaseError(f"cannot tell what kernel argument {i} ({name}) is from the host "
                             f"program; write {BINDING}")
-    binding: dict[str, Any] = {"args": args}
-    block_dim = kernel_call[1].strip()
+    binding: dict[str, Any] = {"entry": kernel_call[1], "args": args}
+    block_dim = kernel_call[2].strip()
     block_dim = passed.get(block_dim, block_dim)
     if re.fullmatch(r"\d+", block_dim):
         binding["block_dim"] = int(block_dim)
+    elif block_dim in consts:
+        binding["block_dim"] = consts[block_dim]
     return binding
 
 
@@ -175,24 +194,30 @@ def run_folder(folder: Path, name: str, options: dict[str, Any] | None = None,
             if not ok:
                 result.stage, result.detail = "golden", detail
                 return result
-        for value in binding.get("args", {}).values():
+        for value in [v for r in binding.get("runs", [binding]) if isinstance(r, dict)
+                      for v in r.get("args", {}).values()]:
             if isinstance(value, str) and value.endswith(".bin") and not (work / value).exists():
                 golden = work / f"golden_{value}"
                 if golden.is_file():                 # an output the golden script sized
                     (work / value).write_bytes(bytes(golden.stat().st_size))
-        try:
-            case: Case = case_from({"kernel": "kernel.pto", **binding, **(options or {})}, work,
-                                   f"{name} ({source})", name)
-        except PtoError as err:
-            result.stage, result.detail = "binding", err.detail
+        runs = binding.get("runs", [binding])
+        if not isinstance(runs, list) or not runs:
+            result.stage, result.detail = "binding", '"runs" must be a list of launches'
             return result
-        outcome = run_case(case)
-        if not outcome.ok:
-            lines = (outcome.stderr or outcome.stdout).strip().splitlines()
-            result.stage = "run"
-            result.detail = next((t for t in lines if ": error: " in t or t.startswith(
-                "ptosim:")), lines[-1] if lines else f"exit {outcome.code}")
-            return result
+        for run in runs:                 # launches in order, on the same files (device memory)
+            try:
+                case: Case = case_from({"kernel": "kernel.pto", **run, **(options or {})}, work,
+                                       f"{name} ({source})", name)
+            except PtoError as err:
+                result.stage, result.detail = "binding", err.detail
+                return result
+            outcome = run_case(case)
+            if not outcome.ok:
+                lines = (outcome.stderr or outcome.stdout).strip().splitlines()
+                result.stage = "run"
+                result.detail = next((t for t in lines if ": error: " in t or t.startswith(
+                    "ptosim:")), lines[-1] if lines else f"exit {outcome.code}")
+                return result
         if (work / "compare.py").is_file():
             ok, detail = _script(work, "compare.py")
             result.status, result.stage = ("PASS", "") if ok else ("FAIL", "compare")
