@@ -20,6 +20,7 @@ does not write is created at the size of its ``golden_`` counterpart.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -161,10 +162,15 @@ def binding_of(folder: Path) -> tuple[dict[str, Any], str]:
     return infer_binding(folder), "main.cpp + launch.cpp"
 
 
-def _script(work: Path, name: str) -> tuple[bool, str]:
+def _script(work: Path, name: str, origin: Path) -> tuple[bool, str]:
+    """Run a case script in the scratch folder; it may import helpers that live next to
+    the case or in its family folder, so both are on its path."""
+    env = dict(os.environ)
+    paths = [str(origin), str(origin.parent), env.get("PYTHONPATH", "")]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     try:
         done = subprocess.run([sys.executable, name], cwd=work, capture_output=True,
-                              text=True, timeout=SCRIPT_TIMEOUT)
+                              text=True, timeout=SCRIPT_TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
         return False, f"{name} ran longer than {SCRIPT_TIMEOUT} s"
     text = (done.stdout + done.stderr).strip().splitlines()
@@ -190,7 +196,7 @@ def run_folder(folder: Path, name: str, options: dict[str, Any] | None = None,
             if f.is_file() and f.name != BINDING:
                 shutil.copy2(f, work / f.name)
         if (work / "golden.py").is_file():
-            ok, detail = _script(work, "golden.py")
+            ok, detail = _script(work, "golden.py", folder.resolve())
             if not ok:
                 result.stage, result.detail = "golden", detail
                 return result
@@ -219,7 +225,7 @@ def run_folder(folder: Path, name: str, options: dict[str, Any] | None = None,
                     "ptosim:")), lines[-1] if lines else f"exit {outcome.code}")
                 return result
         if (work / "compare.py").is_file():
-            ok, detail = _script(work, "compare.py")
+            ok, detail = _script(work, "compare.py", folder.resolve())
             result.status, result.stage = ("PASS", "") if ok else ("FAIL", "compare")
             result.detail = "" if ok else detail
         else:
