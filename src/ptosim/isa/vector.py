@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..vector import ops as V
+from . import alu
 from .spec import Operand, OpSpec
 
 UB = ("ub",)
@@ -121,8 +122,26 @@ def _vector(name: str, operands: tuple[Operand, ...], results: tuple[Operand, ..
                   lane=lane)
 
 
+def _on_bits(lane: str) -> dict[str, Any]:
+    """A bitwise lane function that also takes float registers, on their bit patterns:
+    PTOAS verifies vand / vor / vxor like any binary op (VPTO.cpp `verifyBinaryVecOp`)
+    and PTO-Gym's binary-vector/vor-f16 golden ORs the f16 bits."""
+    from ..dtypes import dtype as _dtype
+
+    def fn(a: Any, b: Any, dt: Any) -> Any:
+        if not dt.is_float:
+            return alu.BINARY[lane](a, b, dt)
+        bits = _dtype(f"ui{dt.size * 8}")
+        return alu.BINARY[lane](a.view(bits.np), b.view(bits.np), bits).view(dt.np)
+    return {lane: fn}
+
+
+_FLOATS = frozenset({"f16", "bf16", "f32"})
+
+
 def elementwise_row(name: str, arity: int, scalar: bool = False,
-                    lane: str | None = None) -> OpSpec:
+                    lane: str | None = None, lanes: dict[str, Any] | None = None,
+                    more_dtypes: frozenset[str] = frozenset()) -> OpSpec:
     """One elementwise op as one row: ``%r = pto.<name> %src0[, %src1][, %scalar], %mask
     : T, ..., !pto.mask<bG> -> T``; its lane function is ``lane`` (default: the name
     without the leading ``v``) in `ptosim.isa.alu`, inactive lanes are 0. E.g.
@@ -132,9 +151,18 @@ def elementwise_row(name: str, arity: int, scalar: bool = False,
     srcs = tuple(Operand(f"src{i}", "vreg") for i in range(arity))
     operands = srcs + ((Operand("scalar", "scalar"),) if scalar else ()) + \
         (Operand("mask", "mask"),)
+    same = same_vreg_mask(*(o.name for o in srcs), "result")
+    legal = alu.OP_DTYPES.get(name)
+    if legal is not None:
+        legal = legal | more_dtypes
+
+    def check(t: dict[str, Any]) -> str | None:
+        if legal is not None and t["src0"] not in legal:
+            return (f"src0 has {t['src0']} elements; {name} takes "
+                    f"{', '.join(sorted(legal))}")
+        return same(t)
     return _vector(name, operands, (Operand("result", "vreg"),),
-                   V.elementwise(name, lane, arity, scalar),
-                   check=same_vreg_mask(*(o.name for o in srcs), "result"), lane=lane)
+                   V.elementwise(name, lane, arity, scalar, lanes), check=check, lane=lane)
 
 
 _VREG = Operand("result", "vreg")
@@ -242,6 +270,16 @@ ROWS: tuple[OpSpec, ...] = (
             options=(_attr("order", V.ORDERS, "ASC"),), result_kw="dtype"),
     _vector("init_align", (), (Operand("result", "align"),), V.init_align),
     _vector("sprclr", (_word("spr", V.SPRS),), (), V.sprclr),
+    # elementwise families: one row each, lane functions from ptosim.isa.alu
+    *(elementwise_row(n, 1) for n in ("vabs", "vneg", "vexp", "vln", "vsqrt", "vrelu",
+                                      "vnot")),
+    *(elementwise_row(n, 2) for n in ("vadd", "vsub", "vmul", "vdiv", "vmax", "vmin", "vshl",
+                                      "vshr")),
+    *(elementwise_row(n, 2, lanes=_on_bits(n[1:]), more_dtypes=_FLOATS)
+      for n in ("vand", "vor", "vxor")),
+    *(elementwise_row(n, 1, scalar=True, lane=n[1:-1]) for n in ("vadds", "vmuls", "vmaxs",
+                                                                 "vmins", "vshls", "vshrs")),
+    elementwise_row("vlrelu", 1, scalar=True, lane="lrelu"),
     # scalar access to UB or GM by the scalar unit
     _vector("load_scalar", (_ptr("ptr", "R", space=("ub", "gm")),),
             (Operand("value", "scalar"),), V.load_scalar, core="any", pipe="S"),
