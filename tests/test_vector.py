@@ -195,6 +195,14 @@ def test_verifier_rules(body, match):
     syntax_error(body, match)
 
 
+def test_vector_values_do_not_live_outside_a_vecscope():
+    text = kernel("").replace("func.func @k(%x: !pto.ptr<f32, gm>,",
+                              "func.func @k(%q: !pto.mask<b32>, %x: !pto.ptr<f32, gm>,")
+    with pytest.raises(PtoSyntaxError, match=r"func\.func takes, yields or binds vector "
+                       r"registers, masks or align state outside a pto\.vecscope"):
+        parse_module(text, "k.pto")
+
+
 def test_vector_ops_run_only_on_vector_cores():
     body = ("    pto.section.cube {\n      pto.vecscope {\n      }\n    }\n")
     text = kernel(body, kind="mixed")
