@@ -195,6 +195,14 @@ def test_verifier_rules(body, match):
     syntax_error(body, match)
 
 
+def test_vector_values_do_not_live_outside_a_vecscope():
+    text = kernel("").replace("func.func @k(%x: !pto.ptr<f32, gm>,",
+                              "func.func @k(%q: !pto.mask<b32>, %x: !pto.ptr<f32, gm>,")
+    with pytest.raises(PtoSyntaxError, match=r"func\.func takes, yields or binds vector "
+                       r"registers, masks or align state outside a pto\.vecscope"):
+        parse_module(text, "k.pto")
+
+
 def test_vector_ops_run_only_on_vector_cores():
     body = ("    pto.section.cube {\n      pto.vecscope {\n      }\n    }\n")
     text = kernel(body, kind="mixed")
@@ -579,3 +587,34 @@ def test_elementwise_row_zeroes_inactive_lanes_and_checks_types():
         "mask is !pto.mask<b16> but src0 has f32 elements; it takes !pto.mask<b32>"
     assert row.check({"src0": "f32", "src1": "f16", "result": "f32", "mask": 32}) == \
         "src1 has f16 elements but src0 has f32; they must match"
+
+
+def test_in_place_updates_need_no_barrier():
+    """A store of data computed from the load it overwrites is ordered by the register
+    dependency (also through scf.for iter_args); an unrelated store over loaded bytes is
+    not."""
+    def run(body):
+        text = kernel(
+            "    %nb = arith.constant 256 : i64\n    %one = arith.constant 1 : i64\n"
+            "    %c1 = arith.constant 1 : index\n"
+            "    pto.mte_gm_ub %x, %in, %c0_i64, %nb nburst(%one, %nb, %nb)"
+            " : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64\n"
+            '    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]\n'
+            '    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]\n'
+            "    pto.vecscope {\n"
+            '      %m = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>\n' + body + "    }\n")
+        return Kernel.from_text(text, "k.pto").run(
+            {"x": np.arange(64, dtype=np.float32), "y": np.zeros(64, np.float32)}).findings
+    in_place = ("      %v = pto.vlds %in[%c0] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>\n"
+                "      %w = scf.for %i = %c0 to %c64 step %c1 iter_args(%a = %v) "
+                "-> (!pto.vreg<64xf32>) {\n"
+                "        %d = pto.vdup %a, %m : !pto.vreg<64xf32>, !pto.mask<b32> -> "
+                "!pto.vreg<64xf32>\n        scf.yield %d : !pto.vreg<64xf32>\n      }\n"
+                "      pto.vsts %w, %in[%c0], %m : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, "
+                "!pto.mask<b32>\n")
+    assert run(in_place) == []
+    unrelated = ("      %v = pto.vlds %in[%c0] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>\n"
+                 "      %u = pto.vbr %c0_i64 : i64 -> !pto.vreg<64xf32>\n"
+                 "      pto.vsts %u, %in[%c0], %m : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, "
+                 "!pto.mask<b32>\n")
+    assert [f.kind for f in run(unrelated)] == ["WAR"]

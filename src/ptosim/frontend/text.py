@@ -40,6 +40,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer
 
 from ..errors import PtoSyntaxError, printable
 from .dialect import PTO
+from .vector_ops import vector_scope_error
 
 _MAX_MESSAGE = 400  # xDSL messages can embed whole attributes; keep diagnostics readable
 
@@ -282,6 +283,8 @@ def _verify(module: ModuleOp, parser: _Parser, text: str, filename: str) -> None
         try:
             if not (op.name == "func.call" and _verify_call(op, tables)):
                 op.verify(verify_nested_ops=False)
+            if (why := vector_scope_error(op)) is not None:
+                raise VerifyException(why)
             for region in op.regions:
                 if len(region.blocks) == 1 and not region.block.ops \
                         and not op.has_trait(NoTerminator):

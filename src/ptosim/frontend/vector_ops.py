@@ -64,6 +64,20 @@ def enclosing_vecscopes(op: Operation) -> list[Operation]:
     return out
 
 
+def vector_scope_error(op: Operation) -> str | None:
+    """Why ``op`` breaks the vecscope rule, or None: any op (scf.for with vreg iter_args,
+    func.func with a mask argument ...) that takes, yields or binds a vreg / mask / align
+    value lies inside a vecscope."""
+    if op.name in VECSCOPES:
+        return None
+    values = [*op.operands, *op.results,
+              *(a for r in op.regions for b in r.blocks for a in b.args)]
+    if any(is_vector_type(v.type) for v in values) and not enclosing_vecscopes(op):
+        return (f"{op.name} takes, yields or binds vector registers, masks or align state "
+                f"outside a pto.vecscope; such values live inside one vecscope")
+    return None
+
+
 class _VecScope(IRDLOperation):
     body = region_def("single_block")
     traits = traits_def(NoTerminator())

@@ -20,8 +20,9 @@ conservatively; a real hazard is never missed on those ranges.
 Inside a vecscope the V pipe does not order its own UB loads and stores either (PTO
 micro-instruction spec, intra-pipeline memory barriers): a vector load of bytes an earlier
 vector store of the same scope wrote needs ``pto.mem_bar "VST_VLD"`` (or ``"VV_ALL"``)
-between them, a vector store over bytes an earlier vector load read needs ``"VLD_VST"``.
-A missing barrier is reported like a missing flag.
+between them, a vector store over bytes an earlier vector load read needs ``"VLD_VST"``
+unless the stored data is computed from that load's result (an in-place update: the
+register dependency orders them). A missing barrier is reported like a missing flag.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Operation
+from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from ..isa import OpSpec
 from .diagnostics import render
@@ -98,6 +99,7 @@ class HazardChecker:
         self._vector_op = False            # the current op is a vector-family load/store
         # per core: vector stores / loads of the current vecscope not yet behind a mem_bar
         self.unfenced: dict[str, dict[str, list[tuple[int, int, int, Operation]]]] = {}
+        self._derived: dict[tuple[int, int], bool] = {}
 
     # --- threads and clocks ----------------------------------------------------------
     def _thread(self, core: Core, pipe: str) -> int:
@@ -155,9 +157,19 @@ class HazardChecker:
         pending = self.unfenced.setdefault(core, {"R": [], "W": []})
         other = "W" if kind == "R" else "R"
         for b, lo, hi, old in pending[other]:
-            if b == id(buf) and lo < end and start < hi:
+            if b == id(buf) and lo < end and start < hi and \
+                    not (kind == "W" and self._stores_what_it_loaded(op, old)):
                 self._report_vector(buf, old, op, kind, max(lo, start), min(hi, end))
         pending[kind].append((id(buf), start, end, op))
+
+    def _stores_what_it_loaded(self, store: Operation, load: Operation) -> bool:
+        """A store whose data derives from the load's result (in-place updates) cannot
+        issue before the load has read: the register dependency orders them."""
+        key = (id(store), id(load))
+        hit = self._derived.get(key)
+        if hit is None:
+            hit = self._derived[key] = _derives_from(store, load)
+        return hit
 
     def _report_vector(self, buf: np.ndarray, old: Operation, new: Operation, kind: str,
                        lo: int, hi: int) -> None:
@@ -293,6 +305,41 @@ class HazardChecker:
                     "flag left set", f"set_flag[PIPE_{src}, PIPE_{dst}, {event}] on {core} is "
                     f"never waited for by the end of the kernel", self.locate(op))
         return list(self.findings.values())
+
+
+def _derives_from(user: Operation, source: Operation) -> bool:
+    """Whether an operand of ``user`` is computed (through any chain of ops, scf.for
+    iter_args and scope captures) from a result of ``source``: a static backward slice."""
+    todo: list[SSAValue] = list(user.operands)
+    seen: set[SSAValue] = set()
+    while todo:
+        value = todo.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if isinstance(value, OpResult):
+            owner = value.op
+            if owner is source:
+                return True
+            todo.extend(owner.operands)
+            for region in owner.regions:           # scf.for / scf.if results: the yields
+                for block in region.blocks:
+                    if block.last_op is not None:
+                        todo.extend(block.last_op.operands)
+        elif isinstance(value, BlockArgument):
+            parent = value.block.parent_op()
+            if parent is None:
+                continue
+            if parent.name == "scf.for":            # (iv, iter args...): init and yield
+                i = value.index - 1
+                if i >= 0:
+                    todo.append(parent.operands[3 + i])
+                    last = value.block.last_op
+                    if last is not None and i < len(last.operands):
+                        todo.append(last.operands[i])
+            elif parent.name == "pto.strict_vecscope" and value.index < len(parent.operands):
+                todo.append(parent.operands[value.index])
+    return False
 
 
 def buffer_namer(machine: Any) -> Callable[[np.ndarray], str]:
