@@ -118,7 +118,7 @@ def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[in
 def _nd(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
     """The whole ND tile as a writable (rows, cols) view of its buffer (ND is plain
     row-major, so no layout map is needed)."""
-    buf, off = m._region(t.ptr, t.nbytes, access=access, op=t.tile_type, operand=operand)
+    buf, off = m._region(t.ptr, t.nbytes, access=access, op="tile", operand=operand)
     return buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)
 
 
