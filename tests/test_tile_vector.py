@@ -322,15 +322,21 @@ def test_expand_ops(op, fn):
 
 
 def test_row_expand_src1_col_blocks():
-    """TileLang's src1Col = k: each of the k columns covers valid cols / k dst columns."""
+    """TileLang's src1Col = k: each of the k columns covers valid cols / k dst columns;
+    without it a full 32 B block repeats across the row (a5 BRC_BLK, CPU c % validCol)."""
     m = mk()
     a, x = filled(m, "f32", 8, 64)
     b, y = filled(m, "f32", 8, 8, lo=1, hi=3)
     d = blank(m, "f32", 8, 64)
     m.TROWEXPANDDIV(d, a, b, src1_col=4)
     np.testing.assert_array_equal(m.read_tile(d), x / np.repeat(y[:, :4], 16, axis=1))
-    m.TROWEXPANDDIV(d, a, b, src1_col=1)                # default: the first column
+    m.TROWEXPANDDIV(d, a, b, src1_col=1)
     np.testing.assert_array_equal(m.read_tile(d), x / y[:, :1])
+    m.TROWEXPANDDIV(d, a, b)
+    want = np.empty_like(x)
+    for c in range(64):                      # explicit loop: column c uses c mod 8
+        want[:, c] = x[:, c] / y[:, c % 8]
+    np.testing.assert_array_equal(m.read_tile(d), want)
 
 
 # --- partial ops: PTO-Gym tpartadd shapes -------------------------------------------------------
@@ -492,6 +498,8 @@ def test_rules():
          "src1's valid rows 8 must equal dst's 16"),
         (lambda: m.TROWEXPANDADD(d, a, b, src1_col=3), VerifyError,
          "src1_col 3 must divide dst's valid cols 64"),
+        (lambda: m.TROWEXPANDADD(d, a, m.tile("Vec", "f32", 16, 8, valid=(16, 4))), VerifyError,
+         "src1's valid cols must be 1 or one 32 B block (8), got 4"),
         (lambda: m.TROWEXPAND(d, m.tile("Vec", "f32", 8, 8, valid=(8, 1))), VerifyError,
          "src's valid rows 8 must equal dst's 16"),
         (lambda: m.TCOLEXPAND(d, m.tile("Vec", "f32", 1, 64, valid=(1, 8))), VerifyError,
