@@ -604,3 +604,28 @@ def test_text_diagnostics(line, msg):
         Kernel.from_text(text)
     assert msg in str(info.value)
     assert ":" in (info.value.loc or "")
+
+
+# a5 TCOLSUM / TCOLMAX tables: (type, rows, valid rows, cols, valid cols)
+COL_TABLE = [("f32", 1, 1, 256, 255), ("f32", 16, 16, 128, 127), ("f32", 16, 15, 256, 255),
+             ("f32", 64, 63, 128, 127), ("f16", 16, 16, 128, 127), ("f16", 64, 63, 128, 127),
+             ("i8", 16, 15, 256, 255), ("i8", 64, 64, 128, 128), ("i64", 4, 4, 16, 16),
+             ("ui16", 16, 15, 256, 255), ("i32", 16, 16, 128, 127)]
+
+
+@pytest.mark.parametrize("name,rows,vr,cols,vc", COL_TABLE)
+def test_column_tables(name, rows, vr, cols, vc):
+    m = mk()
+    src, x = filled(m, name, rows, cols, valid=(vr, vc), lo=0 if name[0] == "u" else -100,
+                    hi=100)
+    d = blank(m, name, 1, cols, valid=(1, vc))
+    m.TCOLSUM(d, src)
+    acc = x[0, :vc].copy()
+    for r in range(1, vr):                       # top to bottom, rounded / wrapped each step
+        with np.errstate(over="ignore"):
+            acc = (acc.astype(np.float32) + x[r, :vc].astype(np.float32)).astype(NP[name]) \
+                if name.startswith("f") else (acc + x[r, :vc]).astype(NP[name])
+    np.testing.assert_array_equal(m.read_tile(d)[0], acc)
+    m.TCOLMAX(d, src)
+    np.testing.assert_array_equal(m.read_tile(d)[0], x[:vr, :vc].max(axis=0))
+    assert untouched_outside(m, d, 1, vc)
