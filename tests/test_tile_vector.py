@@ -429,6 +429,24 @@ def test_tcmp_cpu_sim_compat_writes_the_simulator_words():
     assert untouched_outside(m, w, 4, 1)
 
 
+@pytest.mark.parametrize("op,name,legal", [
+    ("TADD", "i8", "f16, f32, i16, i32"), ("TDIV", "i32", "f16, f32"),
+    ("TFMOD", "f16", "f32"), ("TROWSUM", "i64", "f16, f32, i16, i32")])
+def test_a2a3_narrows_element_types(op, name, legal):
+    """a2a3 T<Op>.hpp static_asserts (Target.tile_vector_dtypes); a5 takes these types."""
+    for target, ok in (("a5", True), ("a2a3", False)):
+        m = ptosim.Machine(target=target)
+        t = m.tile("Vec", name, 8, 64)
+        d = m.tile("Vec", name, 8, 64, valid=(8, 1)) if op == "TROWSUM" else t
+        args = (d, t) if op == "TROWSUM" else (d, t, t)
+        if ok:
+            getattr(m, op)(*args)
+        else:
+            with pytest.raises(DtypeError, match=rf"{op}: element type {name} is not supported "
+                                                 rf"on a2a3; legal: {legal}$"):
+                getattr(m, op)(*args)
+
+
 def test_tcmps_compares_with_a_scalar():
     m = mk()
     a, x = filled(m, "f32", 4, 64)
