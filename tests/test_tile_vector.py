@@ -529,6 +529,8 @@ def test_rules():
         (lambda: m.TCOLSUM(m.tile("Vec", "f32", 1, 64), a, is_binary=True), VerifyError,
          "is_binary needs the tmp tile"),
         (lambda: m.TADD(), PtoTypeError, "takes the destination tile first"),
+        (lambda: m.TSEL(d, m.tile("Vec", "f32", 16, 64), a, b), DtypeError,
+         "TSEL: mask must hold an integer type (packed bits), got f32"),
     ]
     before = m.read(a.ptr.cast("ui8"), 1 << 16).copy()
     for call, err, msg in cases:

@@ -70,6 +70,9 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
     src_names = [n for n in names if isinstance(vals[n], Tile) and n not in ("tmp", "mask")]
     elem = vals[src_names[0]].dtype if src_names else dst.dtype
     _check_dtypes(op, rule, elem, dst, [vals[n] for n in src_names], src_names, m)
+    if "mask" in vals and vals["mask"].dtype.kind not in ("int", "uint"):
+        raise DtypeError(f"mask must hold an integer type (packed bits), got "
+                         f"{vals['mask'].dtype.name}", op=op, operand="mask")
     FAMILIES[rule.family](m, op, rule, vals, kw)
 
 
