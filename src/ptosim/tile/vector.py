@@ -488,9 +488,12 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
         bits[:, vc:] = False
     packed = np.packbits(bits, axis=1, bitorder="little")
     buf, off = m._region(dst.ptr, dst.nbytes, access="W", op=op, operand="dst")
-    for r in range(vr):
-        start = off + r * row_bytes
-        buf[start:start + width] = packed[r]
+    if width <= row_bytes:                  # rows do not overlap: one strided store
+        buf[off:off + dst.nbytes].reshape(dst.rows, row_bytes)[:vr, :width] = packed
+    else:                                   # each row's store reaches into the next
+        for r in range(vr):
+            start = off + r * row_bytes
+            buf[start:start + width] = packed[r]
     if whole and mode == "ne":          # vnot over valid rows x dst cols / 2 halfwords
         n = vr * dst.cols // 2 * 2
         buf[off:off + n] = ~buf[off:off + n]
