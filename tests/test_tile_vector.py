@@ -649,3 +649,20 @@ def test_column_tables(name, rows, vr, cols, vc):
     m.TCOLMAX(d, src)
     np.testing.assert_array_equal(m.read_tile(d)[0], x[:vr, :vc].max(axis=0))
     assert untouched_outside(m, d, 1, vc)
+
+
+def test_tcmp_rows_wider_than_the_dst_row_overlap_in_row_order():
+    """5 repeats of 64 f32 lanes = 40 mask bytes per row into 32-byte dst rows: row r's
+    store reaches 8 bytes into row r + 1, which the next row's store then overwrites."""
+    m = mk()
+    a, x = filled(m, "f32", 2, 512, valid=(2, 300))
+    b, y = filled(m, "f32", 2, 512, valid=(2, 300), rng=np.random.default_rng(3))
+    d = blank(m, "ui8", 4, 32)
+    m.TCMP(d, a, b, mode="lt")
+    bits = np.zeros((2, 320), bool)
+    bits[:, :300] = x[:, :300] < y[:, :300]
+    packed = np.packbits(bits, axis=1, bitorder="little")            # (2, 40)
+    flat = m.read(d.ptr, 128)
+    np.testing.assert_array_equal(flat[:32], packed[0, :32])
+    np.testing.assert_array_equal(flat[32:72], packed[1])
+    assert (flat[72:] == SENTINEL).all()
