@@ -666,3 +666,20 @@ def test_tcmp_rows_wider_than_the_dst_row_overlap_in_row_order():
     np.testing.assert_array_equal(flat[:32], packed[0, :32])
     np.testing.assert_array_equal(flat[32:72], packed[1])
     assert (flat[72:] == SENTINEL).all()
+
+
+def test_text_row_expand_ops_broadcast_column_zero_as_ptoas_lowers_them():
+    """A .pto trowexpandadd without src1Col: src1[row, 0] (PTOAS template), although the
+    tile's valid block is 8 wide; the C++ API face repeats the 32 B block instead."""
+    text = KERNEL.replace(
+        "pto.tdivs ins(%s, %d : f32, !pto.tile_buf<vec, 16x64xf32>) outs(%d : "
+        "!pto.tile_buf<vec, 16x64xf32>)",
+        "pto.trowexpandadd ins(%a, %b8 : !pto.tile_buf<vec, 16x64xf32>, "
+        "!pto.tile_buf<vec, 16x8xf32>) outs(%d : !pto.tile_buf<vec, 16x64xf32>)").replace(
+        "    %k = pto.alloc_tile", "    %b8 = pto.alloc_tile addr = %c0i : !pto.tile_buf<vec, "
+        "16x8xf32>\n    %k = pto.alloc_tile").replace(
+        "    %c0 = arith.constant 0 : index", "    %c0 = arith.constant 0 : index\n"
+        "    %c0i = arith.constant 196608 : i64")
+    k = Kernel.from_text(text)
+    op = next(o for o in k.module.walk() if o.name == "pto.trowexpandadd")
+    assert op.tile_call()[1] == {"src1_col": 1}
