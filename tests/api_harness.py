@@ -229,6 +229,19 @@ def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]
         calls[f"pintlv_b{g}"] = ([k.view(g), k.view(g)], {})
         calls[f"pdintlv_b{g}"] = ([k.view(g), k.view(g)], {})
     del Align
+    from ptosim.isa import alu
+    from ptosim.isa.vector import ROWS
+    i16 = VReg.from_lanes(np.arange(128, dtype=np.int16), "i16")
+    k16 = Mask.from_lanes(np.arange(128) < 20, 16)
+    for row in ROWS:                       # elementwise rows: one call each
+        if row.lane is None:
+            continue
+        floats = "f32" in alu.OP_DTYPES.get(row.name, {"f32"})
+        reg, mask = (v, k) if floats else (i16, k16)
+        srcs = [reg] * sum(o.kind == "vreg" for o in row.operands)
+        scalar = [np.float32(2) if floats else 2] if any(o.kind == "scalar"
+                                                         for o in row.operands) else []
+        calls[row.name] = (srcs + scalar + [mask], {})
     return calls
 
 

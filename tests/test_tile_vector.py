@@ -322,15 +322,21 @@ def test_expand_ops(op, fn):
 
 
 def test_row_expand_src1_col_blocks():
-    """TileLang's src1Col = k: each of the k columns covers valid cols / k dst columns."""
+    """TileLang's src1Col = k: each of the k columns covers valid cols / k dst columns;
+    without it a full 32 B block repeats across the row (a5 BRC_BLK, CPU c % validCol)."""
     m = mk()
     a, x = filled(m, "f32", 8, 64)
     b, y = filled(m, "f32", 8, 8, lo=1, hi=3)
     d = blank(m, "f32", 8, 64)
     m.TROWEXPANDDIV(d, a, b, src1_col=4)
     np.testing.assert_array_equal(m.read_tile(d), x / np.repeat(y[:, :4], 16, axis=1))
-    m.TROWEXPANDDIV(d, a, b, src1_col=1)                # default: the first column
+    m.TROWEXPANDDIV(d, a, b, src1_col=1)
     np.testing.assert_array_equal(m.read_tile(d), x / y[:, :1])
+    m.TROWEXPANDDIV(d, a, b)
+    want = np.empty_like(x)
+    for c in range(64):                      # explicit loop: column c uses c mod 8
+        want[:, c] = x[:, c] / y[:, c % 8]
+    np.testing.assert_array_equal(m.read_tile(d), want)
 
 
 # --- partial ops: PTO-Gym tpartadd shapes -------------------------------------------------------
@@ -423,6 +429,24 @@ def test_tcmp_cpu_sim_compat_writes_the_simulator_words():
     assert untouched_outside(m, w, 4, 1)
 
 
+@pytest.mark.parametrize("op,name,legal", [
+    ("TADD", "i8", "f16, f32, i16, i32"), ("TDIV", "i32", "f16, f32"),
+    ("TFMOD", "f16", "f32"), ("TROWSUM", "i64", "f16, f32, i16, i32")])
+def test_a2a3_narrows_element_types(op, name, legal):
+    """a2a3 T<Op>.hpp static_asserts (Target.tile_vector_dtypes); a5 takes these types."""
+    for target, ok in (("a5", True), ("a2a3", False)):
+        m = ptosim.Machine(target=target)
+        t = m.tile("Vec", name, 8, 64)
+        d = m.tile("Vec", name, 8, 64, valid=(8, 1)) if op == "TROWSUM" else t
+        args = (d, t) if op == "TROWSUM" else (d, t, t)
+        if ok:
+            getattr(m, op)(*args)
+        else:
+            with pytest.raises(DtypeError, match=rf"{op}: element type {name} is not supported "
+                                                 rf"on a2a3; legal: {legal}$"):
+                getattr(m, op)(*args)
+
+
 def test_tcmps_compares_with_a_scalar():
     m = mk()
     a, x = filled(m, "f32", 4, 64)
@@ -492,6 +516,8 @@ def test_rules():
          "src1's valid rows 8 must equal dst's 16"),
         (lambda: m.TROWEXPANDADD(d, a, b, src1_col=3), VerifyError,
          "src1_col 3 must divide dst's valid cols 64"),
+        (lambda: m.TROWEXPANDADD(d, a, m.tile("Vec", "f32", 16, 8, valid=(16, 4))), VerifyError,
+         "src1's valid cols must be 1 or one 32 B block (8), got 4"),
         (lambda: m.TROWEXPAND(d, m.tile("Vec", "f32", 8, 8, valid=(8, 1))), VerifyError,
          "src's valid rows 8 must equal dst's 16"),
         (lambda: m.TCOLEXPAND(d, m.tile("Vec", "f32", 1, 64, valid=(1, 8))), VerifyError,
@@ -503,6 +529,8 @@ def test_rules():
         (lambda: m.TCOLSUM(m.tile("Vec", "f32", 1, 64), a, is_binary=True), VerifyError,
          "is_binary needs the tmp tile"),
         (lambda: m.TADD(), PtoTypeError, "takes the destination tile first"),
+        (lambda: m.TSEL(d, m.tile("Vec", "f32", 16, 64), a, b), DtypeError,
+         "TSEL: mask must hold an integer type (packed bits), got f32"),
     ]
     before = m.read(a.ptr.cast("ui8"), 1 << 16).copy()
     for call, err, msg in cases:
@@ -596,3 +624,62 @@ def test_text_diagnostics(line, msg):
         Kernel.from_text(text)
     assert msg in str(info.value)
     assert ":" in (info.value.loc or "")
+
+
+# a5 TCOLSUM / TCOLMAX tables: (type, rows, valid rows, cols, valid cols)
+COL_TABLE = [("f32", 1, 1, 256, 255), ("f32", 16, 16, 128, 127), ("f32", 16, 15, 256, 255),
+             ("f32", 64, 63, 128, 127), ("f16", 16, 16, 128, 127), ("f16", 64, 63, 128, 127),
+             ("i8", 16, 15, 256, 255), ("i8", 64, 64, 128, 128), ("i64", 4, 4, 16, 16),
+             ("ui16", 16, 15, 256, 255), ("i32", 16, 16, 128, 127)]
+
+
+@pytest.mark.parametrize("name,rows,vr,cols,vc", COL_TABLE)
+def test_column_tables(name, rows, vr, cols, vc):
+    m = mk()
+    src, x = filled(m, name, rows, cols, valid=(vr, vc), lo=0 if name[0] == "u" else -100,
+                    hi=100)
+    d = blank(m, name, 1, cols, valid=(1, vc))
+    m.TCOLSUM(d, src)
+    acc = x[0, :vc].copy()
+    for r in range(1, vr):                       # top to bottom, rounded / wrapped each step
+        with np.errstate(over="ignore"):
+            acc = (acc.astype(np.float32) + x[r, :vc].astype(np.float32)).astype(NP[name]) \
+                if name.startswith("f") else (acc + x[r, :vc]).astype(NP[name])
+    np.testing.assert_array_equal(m.read_tile(d)[0], acc)
+    m.TCOLMAX(d, src)
+    np.testing.assert_array_equal(m.read_tile(d)[0], x[:vr, :vc].max(axis=0))
+    assert untouched_outside(m, d, 1, vc)
+
+
+def test_tcmp_rows_wider_than_the_dst_row_overlap_in_row_order():
+    """5 repeats of 64 f32 lanes = 40 mask bytes per row into 32-byte dst rows: row r's
+    store reaches 8 bytes into row r + 1, which the next row's store then overwrites."""
+    m = mk()
+    a, x = filled(m, "f32", 2, 512, valid=(2, 300))
+    b, y = filled(m, "f32", 2, 512, valid=(2, 300), rng=np.random.default_rng(3))
+    d = blank(m, "ui8", 4, 32)
+    m.TCMP(d, a, b, mode="lt")
+    bits = np.zeros((2, 320), bool)
+    bits[:, :300] = x[:, :300] < y[:, :300]
+    packed = np.packbits(bits, axis=1, bitorder="little")            # (2, 40)
+    flat = m.read(d.ptr, 128)
+    np.testing.assert_array_equal(flat[:32], packed[0, :32])
+    np.testing.assert_array_equal(flat[32:72], packed[1])
+    assert (flat[72:] == SENTINEL).all()
+
+
+def test_text_row_expand_ops_broadcast_column_zero_as_ptoas_lowers_them():
+    """A .pto trowexpandadd without src1Col: src1[row, 0] (PTOAS template), although the
+    tile's valid block is 8 wide; the C++ API face repeats the 32 B block instead."""
+    text = KERNEL.replace(
+        "pto.tdivs ins(%s, %d : f32, !pto.tile_buf<vec, 16x64xf32>) outs(%d : "
+        "!pto.tile_buf<vec, 16x64xf32>)",
+        "pto.trowexpandadd ins(%a, %b8 : !pto.tile_buf<vec, 16x64xf32>, "
+        "!pto.tile_buf<vec, 16x8xf32>) outs(%d : !pto.tile_buf<vec, 16x64xf32>)").replace(
+        "    %k = pto.alloc_tile", "    %b8 = pto.alloc_tile addr = %c0i : !pto.tile_buf<vec, "
+        "16x8xf32>\n    %k = pto.alloc_tile").replace(
+        "    %c0 = arith.constant 0 : index", "    %c0 = arith.constant 0 : index\n"
+        "    %c0i = arith.constant 196608 : i64")
+    k = Kernel.from_text(text)
+    op = next(o for o in k.module.walk() if o.name == "pto.trowexpandadd")
+    assert op.tile_call()[1] == {"src1_col": 1}

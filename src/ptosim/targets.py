@@ -118,6 +118,22 @@ _SAME = frozenset({("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")})
 _NZ_ONLY = ("NZ",)
 _ACC_ANY = ("NZ", "ND", "DN")
 
+# a2a3 vector tile ops accept fewer element types than a5 (the static_asserts of pto-isa
+# include/pto/npu/a2a3/T<Op>.hpp; ops not listed: the a5 list).
+_A2_BASIC = frozenset({"f16", "f32", "i16", "i32"})
+_A2A3_VECTOR_DTYPES: dict[str, frozenset[str]] = {
+    **{op: _A2_BASIC for op in ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs",
+                                "tmuls", "tdivs", "tmaxs", "tmins", "trowsum", "trowmax",
+                                "trowmin", "tcolsum", "tcolmax", "tcolmin")},
+    "tdiv": frozenset({"f16", "f32"}), "tprelu": frozenset({"f16", "f32"}),
+    "tlrelu": frozenset({"f16", "f32"}), "trem": frozenset({"f32", "i32"}),
+    "trems": frozenset({"f32", "i32"}), "tfmod": frozenset({"f32"}),
+    "tfmods": frozenset({"f32"}),
+    "tshl": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32"}),
+    "tshr": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32"}),
+    "tcmp": frozenset({"i32", "f16", "f32"}),
+}
+
 A2A3 = Target(
     name="a2a3",
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 128 * KIB,
@@ -143,7 +159,7 @@ A2A3 = Target(
     acc_dst_layouts={("move", "Mat"): _NZ_ONLY, ("insert", "Mat"): _NZ_ONLY,
                      ("extract", "Mat"): _NZ_ONLY},
     semaphores_paired=True,
-    tile_vector_dtypes={"tcmp": frozenset({"i32", "f16", "f32"})},   # a2a3 TCmp.hpp
+    tile_vector_dtypes=_A2A3_VECTOR_DTYPES,
     tcmp_whole_repeats=True,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),

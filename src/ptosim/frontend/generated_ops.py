@@ -239,8 +239,9 @@ class TileDpsOp(IRDLOperation):
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
         """``[dst, *ins]`` and the attributes as the Python face's keywords."""
         names = dict(self.SPEC.attrs)
-        return [self.dst, *self.srcs], {names[k]: _attr_value(v)
-                                        for k, v in self.attributes.items()}
+        kw = dict(getattr(self.SPEC.impl, "text_defaults", ()))
+        kw.update({names[k]: _attr_value(v) for k, v in self.attributes.items()})
+        return [self.dst, *self.srcs], kw
 
 
 _FAMILIES: dict[str, type[IRDLOperation]] = {"scalars": ScalarsOp, "operands": OperandsOp,

@@ -42,6 +42,7 @@ class VecRule:
     lane: str = ""
     dtypes: frozenset[str] = _ALL
     out: frozenset[str] | None = None
+    text_defaults: tuple[tuple[str, object], ...] = ()   # keywords a .pto op always passes
 
 
 def forms(spec: OpSpec) -> list[tuple[str, ...]]:
@@ -137,7 +138,11 @@ def _reduce(name: str, family: str, lane: str, dtypes: frozenset[str],
 
 
 def _expand_op(name: str, family: str, lane: str, dtypes: frozenset[str]) -> OpSpec:
-    return _row(name, VecRule(family, lane, dtypes), (_t("src0"), _t("src1")), _EXPAND_ATTRS)
+    # PTOAS's TileLang templates broadcast src1[row, 0] (vdup of the first element): a .pto
+    # row expand-op without src1Col means src1Col = 1 (lib/TileOps/trowexpand*_template.py)
+    defaults = (("src1_col", 1),) if family == "rowexpandop" else ()
+    return _row(name, VecRule(family, lane, dtypes, text_defaults=defaults),
+                (_t("src0"), _t("src1")), _EXPAND_ATTRS)
 
 
 _RED = _I16 | _I32 | _I64 | _F

@@ -70,6 +70,9 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
     src_names = [n for n in names if isinstance(vals[n], Tile) and n not in ("tmp", "mask")]
     elem = vals[src_names[0]].dtype if src_names else dst.dtype
     _check_dtypes(op, rule, elem, dst, [vals[n] for n in src_names], src_names, m)
+    if "mask" in vals and vals["mask"].dtype.kind not in ("int", "uint"):
+        raise DtypeError(f"mask must hold an integer type (packed bits), got "
+                         f"{vals['mask'].dtype.name}", op=op, operand="mask")
     FAMILIES[rule.family](m, op, rule, vals, kw)
 
 
@@ -118,7 +121,7 @@ def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[in
 def _nd(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
     """The whole ND tile as a writable (rows, cols) view of its buffer (ND is plain
     row-major, so no layout map is needed)."""
-    buf, off = m._region(t.ptr, t.nbytes, access=access, op=t.tile_type, operand=operand)
+    buf, off = m._region(t.ptr, t.nbytes, access=access, op="tile", operand=operand)
     return buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)
 
 
@@ -358,23 +361,36 @@ def _expand_operands(op: str, v: dict[str, Any], axis: int) -> tuple[str, str]:
 
 def _rowexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
                  kw: dict[str, Any]) -> None:
-    """dst = src0 op src1[r, 0] (or src0[r, 0] op src1 when src0 is the column): the
-    broadcast operand's first column. ``src1_col`` = k > 1 (PTOAS TileLang attribute):
-    each of its k columns covers dst's valid cols / k columns."""
+    """dst = src0 op b(r, c) where b is the broadcast operand (src1, or src0 when src1 has
+    dst's valid region; the operand order is kept). Without ``src1_col``: as a5 / the C++
+    simulator, b(r, c) = bcast[r, c mod 32/sizeof] (a5 loads its first 32 B block with
+    BRC_BLK, replicated across the register) when its valid cols are 32 / sizeof, or
+    bcast[r, 0] when its valid cols are 1. ``src1_col`` = k (PTOAS TileLang attribute):
+    k = 1 broadcasts column 0; k > 1 gives each of its k columns dst's valid cols / k
+    columns (the Gym golden)."""
     full, bc = _expand_operands(op, v, 1)
     dst = v["dst"]
     vr, vc = dst.valid
-    if v[bc].valid[0] != vr:
-        raise VerifyError(f"{bc}'s valid rows {v[bc].valid[0]} must equal dst's {vr}", op=op,
+    b = v[bc]
+    if b.valid[0] != vr:
+        raise VerifyError(f"{bc}'s valid rows {b.valid[0]} must equal dst's {vr}", op=op,
                           operand=bc)
-    k = int(kw.get("src1_col") or 1)
-    if k < 1 or vc % k or k > v[bc].cols:
-        raise VerifyError(f"src1_col {k} must divide dst's valid cols {vc} and fit {bc}'s "
-                          f"{v[bc].cols} columns", op=op, operand=bc)
-    cols = _read(m, v[bc], cols=k)
-    b = np.repeat(cols, vc // k, axis=1)
+    block = 32 // b.dtype.size
+    if kw.get("src1_col") is not None:
+        k = int(kw["src1_col"])
+        if k < 1 or vc % k or k > b.cols:
+            raise VerifyError(f"src1_col {k} must divide dst's valid cols {vc} and fit {bc}'s "
+                              f"{b.cols} columns", op=op, operand=bc)
+        wide = np.repeat(_read(m, b, cols=k), vc // k, axis=1)
+    elif b.valid[1] == 1:
+        wide = np.repeat(_read(m, b, cols=1), vc, axis=1)
+    elif b.valid[1] == block:
+        wide = np.tile(_read(m, b, cols=block), -(-vc // block))[:, :vc]
+    else:
+        raise VerifyError(f"{bc}'s valid cols must be 1 or one 32 B block ({block}), got "
+                          f"{b.valid[1]}", op=op, operand=bc)
     a = _read(m, v[full])
-    x, y = (a, b) if full == "src0" else (b, a)
+    x, y = (a, wide) if full == "src0" else (wide, a)
     _write(m, dst, _lane2(rule.lane, np.ascontiguousarray(x), np.ascontiguousarray(y),
                           dst.dtype))
 
@@ -472,9 +488,12 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
         bits[:, vc:] = False
     packed = np.packbits(bits, axis=1, bitorder="little")
     buf, off = m._region(dst.ptr, dst.nbytes, access="W", op=op, operand="dst")
-    for r in range(vr):
-        start = off + r * row_bytes
-        buf[start:start + width] = packed[r]
+    if width <= row_bytes:                  # rows do not overlap: one strided store
+        buf[off:off + dst.nbytes].reshape(dst.rows, row_bytes)[:vr, :width] = packed
+    else:                                   # each row's store reaches into the next
+        for r in range(vr):
+            start = off + r * row_bytes
+            buf[start:start + width] = packed[r]
     if whole and mode == "ne":          # vnot over valid rows x dst cols / 2 halfwords
         n = vr * dst.cols // 2 * 2
         buf[off:off + n] = ~buf[off:off + n]
