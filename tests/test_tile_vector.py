@@ -377,8 +377,9 @@ def test_tcmp_packs_bits_little_endian(name, rows, cols, vc, mode):
     for r in range(rows):
         for c in range(vc):
             assert (raw[r, c // 8] >> (c % 8)) & 1 == bits[r, c]
-    # a5 stores whole predicate repeats: 256 / sizeof / 8 bytes, bits past vc zero
-    unit = 256 // np.dtype(NP[name]).itemsize // 8
+    # a5 stores whole predicate repeats: 256 / sizeof / 8 bytes (32-bit types: two repeats
+    # in one 16-byte store), bits past vc zero
+    unit = max(256 // np.dtype(NP[name]).itemsize // 8, 16)
     need = (vc + 7) // 8
     width = min((need + unit - 1) // unit * unit, 32)
     assert untouched_outside(m, d, rows, width)
@@ -506,7 +507,7 @@ def test_rules():
         (lambda: m.TCMP(m.tile("Vec", "ui8", 16, 32), a, b, mode="xx"), PtoValueError,
          "mode must be one of eq, ne, lt, le, gt, ge, got 'xx'"),
         (lambda: m.TCMP(m.tile("Vec", "ui8", 1, 32), a, b), VerifyError,
-         "a 16x64 compare stores 16 rows of 8 mask bytes (whole 256 B repeats) at a 32 B row "
+         "a 16x64 compare stores 16 rows of 16 mask bytes (whole 256 B repeats) at a 32 B row "
          "stride; dst has 32 bytes"),
         (lambda: m.TPARTADD(d, small, m.tile("Vec", "f32", 16, 64, valid=(8, 64))),
          VerifyError, "must have dst's valid region 16x64 and the other must fit"),
@@ -652,20 +653,21 @@ def test_column_tables(name, rows, vr, cols, vc):
 
 
 def test_tcmp_rows_wider_than_the_dst_row_overlap_in_row_order():
-    """5 repeats of 64 f32 lanes = 40 mask bytes per row into 32-byte dst rows: row r's
-    store reaches 8 bytes into row r + 1, which the next row's store then overwrites."""
+    """300 f32 lanes = 3 16-byte stores (128 lanes each) = 48 mask bytes per row into
+    32-byte dst rows: row r's store reaches 16 bytes into row r + 1, which the next row's
+    store then overwrites."""
     m = mk()
     a, x = filled(m, "f32", 2, 512, valid=(2, 300))
     b, y = filled(m, "f32", 2, 512, valid=(2, 300), rng=np.random.default_rng(3))
     d = blank(m, "ui8", 4, 32)
     m.TCMP(d, a, b, mode="lt")
-    bits = np.zeros((2, 320), bool)
+    bits = np.zeros((2, 384), bool)
     bits[:, :300] = x[:, :300] < y[:, :300]
-    packed = np.packbits(bits, axis=1, bitorder="little")            # (2, 40)
+    packed = np.packbits(bits, axis=1, bitorder="little")            # (2, 48)
     flat = m.read(d.ptr, 128)
     np.testing.assert_array_equal(flat[:32], packed[0, :32])
-    np.testing.assert_array_equal(flat[32:72], packed[1])
-    assert (flat[72:] == SENTINEL).all()
+    np.testing.assert_array_equal(flat[32:80], packed[1])
+    assert (flat[80:] == SENTINEL).all()
 
 
 def test_text_row_expand_ops_broadcast_column_zero_as_ptoas_lowers_them():
@@ -683,3 +685,37 @@ def test_text_row_expand_ops_broadcast_column_zero_as_ptoas_lowers_them():
     k = Kernel.from_text(text)
     op = next(o for o in k.module.walk() if o.name == "pto.trowexpandadd")
     assert op.tile_call()[1] == {"src1_col": 1}
+
+
+@pytest.mark.parametrize("name,rows,cols", [("i32", 31, 128), ("f16", 32, 128),
+                                            ("i16", 32, 128), ("f32", 7, 448)])
+def test_tcmps_dense_layout_of_the_ptoas_lowering(name, rows, cols):
+    """mask_layout="dense" (what a .pto tcmps runs): explicit loops of the Gym golden
+    (tcmps/gen_data.py): 32-bit types as one linear stream in 16-byte stores of 128
+    elements, 8 / 16-bit types row by row in whole 32 / 16-byte stores."""
+    m = mk()
+    a, x = filled(m, name, rows, cols, lo=-5, hi=5)
+    d = blank(m, "ui8", rows, cols)
+    m.TCMPS(d, a, 0, mode="lt", mask_layout="dense")
+    size = np.dtype(NP[name]).itemsize
+    lanes = 256 // size
+    res = x < 0
+    if size == 4:
+        total = ((rows * cols + lanes - 1) // lanes + 1) // 2 * 16
+    else:
+        per = 16 if size == 2 else 32
+        iters = (cols + lanes - 1) // lanes
+        total = rows * iters * per
+    want = np.zeros(total, np.uint8)
+    for r in range(rows):
+        for c in range(cols):
+            if res[r, c]:
+                if size == 4:
+                    k = r * cols + c
+                    byte, bit = (k // 128) * 16 + (k % 128) // 8, k % 8
+                else:
+                    byte = (r * iters + c // lanes) * per + (c % lanes) // 8
+                    bit = (c % lanes) % 8
+                want[byte] |= 1 << bit
+    np.testing.assert_array_equal(m.read(d.ptr, total), want)
+    assert (m.read(d.ptr.cast("ui8"), d.nbytes)[total:] == SENTINEL).all()

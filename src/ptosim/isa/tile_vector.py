@@ -200,8 +200,10 @@ ROWS: tuple[OpSpec, ...] = (
     # compare and select
     _row("tcmp", VecRule("cmp", "", _ALL, _I8 | _I32), (_t("src0"), _t("src1")),
          (("cmpMode", "mode"),)),
-    _row("tcmps", VecRule("cmps", "", _ALL, _I8 | _I32), (_t("src"), _s()),
-         (("cmpMode", "mode"),)),
+    # a .pto tcmps is PTOAS's TileLang template: the mask packed densely (see docs)
+    _row("tcmps", VecRule("cmps", "", _ALL, _I8 | _I32,
+                          text_defaults=(("mask_layout", "dense"),)), (_t("src"), _s()),
+         (("cmpMode", "mode"), ("maskLayout", "mask_layout"))),
     _row("tsel", VecRule("sel", "", _ALL), (_t("mask"), _t("src0"), _t("src1"),
                                             _t("tmp", optional=True))),
     _row("tsels", VecRule("sels", "", _ALL), (_t("mask"), _t("src"), _t("tmp"), _s())),

@@ -441,7 +441,7 @@ def _mode(op: str, kw: dict[str, Any]) -> str:
 
 
 def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
-              mode: str, cpu: bool = False) -> None:
+              mode: str, cpu: bool = False, dense: bool = False) -> None:
     """Compare row by row and store one bit per element, little-endian within each byte,
     row r at byte r x (dst's row bytes). Both targets store whole repeats (VL / sizeof
     elements = VL / sizeof / 8 mask bytes) per row, rows in order. a5 compares under a
@@ -450,7 +450,8 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
     data, or whatever follows the tile), and computes ``ne`` as ``eq`` followed by a NOT of
     the valid rows' dst bytes (a2a3 TCmp.hpp). ``cpu``: the C++ CPU simulator's bytes,
     ceil(valid cols / bits) words per row (8 bits per element, 32 for a ui32 dst), at most
-    dst's valid columns, bits past the valid columns 0, nothing else written."""
+    dst's valid columns, bits past the valid columns 0, nothing else written. ``dense``:
+    PTOAS's tcmps lowering (see `_cmp_dense`)."""
     if cpu:
         _cmp_cpu(m, op, dst, srcs, scalar, mode)
         return
@@ -458,14 +459,19 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
     elem = src.dtype
     vr, vc = src.valid
     lanes = VL // elem.size
-    reps = -(-vc // lanes)
-    width = reps * lanes // 8
+    whole = m.target.tcmp_whole_repeats
+    # a5 pairs the repeats of 32-bit types (two compares, one 16-byte PK store)
+    unit = lanes // 8 if whole else max(lanes // 8, 16)
+    width = -(-vc // (unit * 8)) * unit
+    reps = width * 8 // lanes
     row_bytes = dst.cols * dst.dtype.size
+    if dense:
+        _cmp_dense(m, op, dst, srcs, scalar, mode)
+        return
     if (vr - 1) * row_bytes + width > dst.nbytes:
         raise VerifyError(f"a {vr}x{vc} compare stores {vr} rows of {width} mask bytes (whole "
                           f"{VL} B repeats) at a {row_bytes} B row stride; dst has "
                           f"{dst.nbytes} bytes", op=op, operand="dst")
-    whole = m.target.tcmp_whole_repeats
     used = "eq" if whole and mode == "ne" else mode
 
     def lines(t: Tile | None) -> np.ndarray:
@@ -497,6 +503,39 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
     if whole and mode == "ne":          # vnot over valid rows x dst cols / 2 halfwords
         n = vr * dst.cols // 2 * 2
         buf[off:off + n] = ~buf[off:off + n]
+
+
+def _cmp_dense(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
+               mode: str) -> None:
+    """PTOAS's TileLang tcmps (lib/TileOps/tcmps_template.py): the mask packed from dst's
+    first byte without dst's row stride. 8 / 16-bit types: each row's bits padded to whole
+    32 / 16-byte stores, rows back to back; 32-bit types: the valid region as one stream of
+    vr x vc elements, in 16-byte stores of 128 elements (one more repeat than needed is
+    issued, so (ceil(vr x vc / 64) + 1) // 2 stores)."""
+    src = srcs[0]
+    elem = src.dtype
+    vr, vc = src.valid
+    a = _read(m, src)
+    b = _read(m, srcs[1]) if len(srcs) > 1 else np.broadcast_to(
+        alu._arr(_scalar(op, scalar, elem), elem), a.shape).copy()
+    bits = alu.compare(mode, a, b, elem)
+    lanes = VL // elem.size
+    if elem.size == 4:
+        total = ((-(-(vr * vc) // lanes) + 1) // 2) * 16
+        stream = np.zeros(total * 8, bool)
+        stream[:vr * vc] = bits.ravel()[:total * 8]
+        packed = np.packbits(stream, bitorder="little")
+    else:
+        store = 16 if elem.size == 2 else 32
+        per_row = -(-vc // lanes) * store
+        rows = np.zeros((vr, per_row * 8), bool)
+        rows[:, :vc] = bits
+        packed = np.packbits(rows, axis=1, bitorder="little").ravel()
+    if packed.size > dst.nbytes:
+        raise VerifyError(f"the packed mask needs {packed.size} bytes; dst has {dst.nbytes}",
+                          op=op, operand="dst")
+    buf, off = m._region(dst.ptr, dst.nbytes, access="W", op=op, operand="dst")
+    buf[off:off + packed.size] = packed
 
 
 def _cmp_cpu(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
@@ -531,7 +570,7 @@ def _cmp(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, An
 
 def _cmps(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _cmp_rows(m, op, v["dst"], [v["src"]], v["scalar"], _mode(op, kw),
-              bool(kw.get("cpu_sim_compat")))
+              bool(kw.get("cpu_sim_compat")), kw.get("mask_layout", "rows") == "dense")
 
 
 def _mask_bits(m: TileOps, op: str, mask: Tile, vr: int, vc: int, cpu: bool) -> np.ndarray:
