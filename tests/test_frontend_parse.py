@@ -1,6 +1,5 @@
 """The .pto front end: canonical round trips of every op syntax and the Python-face contract."""
 
-import time
 
 import numpy as np
 import pytest
@@ -510,7 +509,7 @@ def test_python_call_drives_a_padded_dma():
                                        2.5, 3, 4, 2.5, 2.5, 2.5, 2.5, 2.5])
 
 
-def test_a_300_line_kernel_parses_quickly():
+def test_a_300_line_kernel_parses_whole():
     ops = "\n".join(
         f"pto.mte_gm_ub %gm16, %ub16, %c0, %c8 nburst(%c1, %c2, %c3) : !pto.ptr<f16, gm>, "
         f"!pto.ptr<f16, ub>, i64, {T4}\n"
@@ -520,8 +519,5 @@ def test_a_300_line_kernel_parses_quickly():
         for i in range(100))
     text = kernel(ops)
     assert text.count("\n") >= 300
-    start = time.perf_counter()
-    module = parse_module(text)
-    elapsed = time.perf_counter() - start
+    module = parse_module(text)              # speed: benchmarks/, not a timed test
     assert sum(isinstance(op, MicroOp) for op in module.walk()) == 200
-    assert elapsed < 1.0
