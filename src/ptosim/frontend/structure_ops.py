@@ -21,14 +21,15 @@ from xdsl.traits import NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 
-class _Section(IRDLOperation):
-    """Code for one core kind; ``body`` is a single-block region without terminator."""
+class BareRegionOp(IRDLOperation):
+    """``pto.<op> { ... }``: one single-block region without terminator or block arguments
+    in the text (the sections, ``pto.vecscope``)."""
 
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
 
     @classmethod
-    def parse(cls, parser: Parser) -> _Section:
+    def parse(cls, parser: Parser) -> BareRegionOp:
         region = parser.parse_region()
         if not region.blocks:
             region.add_block(Block())
@@ -37,6 +38,10 @@ class _Section(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+
+
+class _Section(BareRegionOp):
+    """Code for one core kind; ``body`` is a single-block region without terminator."""
 
     def verify_(self) -> None:
         if self.body.blocks and self.body.block.args:

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import DictionaryAttr, FunctionType, IndexType, StringAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -47,6 +47,7 @@ from xdsl.utils.exceptions import VerifyException
 from ..isa import OpSpec
 from .attributes import is_pointer_type, kind_error, ptr_info
 from .base import MicroOp, Slot
+from .structure_ops import BareRegionOp
 from .syntax import comma, parse_type_at
 from .vector_types import MaskType, VRegType, is_vector_type
 
@@ -89,21 +90,10 @@ class _VecScope(IRDLOperation):
 
 
 @irdl_op_definition
-class VecScopeOp(_VecScope):
+class VecScopeOp(BareRegionOp, _VecScope):
     """``pto.vecscope { ... }``: one vector interval; may use values from outside."""
 
     name = "pto.vecscope"
-
-    @classmethod
-    def parse(cls, parser: Parser) -> VecScopeOp:
-        region = parser.parse_region()
-        if not region.blocks:
-            region.add_block(Block())
-        return cls.build(regions=[region])
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
     def verify_(self) -> None:
         super().verify_()

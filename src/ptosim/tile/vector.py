@@ -231,13 +231,21 @@ def _reduce_rows(x: np.ndarray, lane: str, dt: DType) -> np.ndarray:
     return acc
 
 
+_AXIS = ("rows", "cols")
+
+
+def _same_extent(op: str, a_name: str, a: Any, b_name: str, b: Any, axis: int) -> None:
+    """``a``'s valid rows (axis 0) or cols (axis 1) equal ``b``'s."""
+    if a.valid[axis] != b.valid[axis]:
+        raise VerifyError(f"{a_name}'s valid {_AXIS[axis]} {a.valid[axis]} must equal "
+                          f"{b_name}'s {b.valid[axis]}", op=op, operand=a_name)
+
+
 def _rowreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
                kw: dict[str, Any]) -> None:
     src, dst = v["src"], v["dst"]
     vr, vc = src.valid
-    if dst.valid[0] != vr:
-        raise VerifyError(f"dst's valid rows {dst.valid[0]} must equal src's {vr}", op=op,
-                          operand="dst")
+    _same_extent(op, "dst", dst, "src", src, 0)
     out = _reduce_rows(_read(m, src), rule.lane, dst.dtype)
     _write(m, dst, out.reshape(vr, 1))
 
@@ -249,9 +257,7 @@ def _colreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     as a5 TColSum_Binary does."""
     src, dst = v["src"], v["dst"]
     vr, vc = src.valid
-    if dst.valid[1] != vc:
-        raise VerifyError(f"dst's valid cols {dst.valid[1]} must equal src's {vc}", op=op,
-                          operand="dst")
+    _same_extent(op, "dst", dst, "src", src, 1)
     x = _read(m, src)
     dt = dst.dtype
     fn = alu.BINARY["mul" if rule.lane == "prod" else "add" if rule.lane == "sum"
@@ -299,46 +305,27 @@ def _argext(x: np.ndarray, lane: str, axis: int) -> np.ndarray:
     return (np.argmax(x, axis=axis) if lane == "max" else np.argmin(x, axis=axis))
 
 
-def _rowarg(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
-    src, dst = v["src"], v["dst"]
-    vr, vc = src.valid
-    if dst.valid[0] != vr:
-        raise VerifyError(f"dst's valid rows {dst.valid[0]} must equal src's {vr}", op=op,
-                          operand="dst")
-    x = _read(m, src).astype(np.float64) if src.dtype.is_float else _read(m, src)
-    _write(m, dst, _argext(x, rule.lane, 1).reshape(vr, 1))
+def _argreduce(keep: int) -> Callable[..., None]:
+    """TROWARGMAX / ... (``keep`` = 0: one index per row) and TCOLARGMAX / ... (1: per
+    column): the first extremum along the other axis."""
+    def run(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+        src, dst = v["src"], v["dst"]
+        _same_extent(op, "dst", dst, "src", src, keep)
+        x = _read(m, src).astype(np.float64) if src.dtype.is_float else _read(m, src)
+        out = _argext(x, rule.lane, 1 - keep)
+        _write(m, dst, out.reshape((-1, 1) if keep == 0 else (1, -1)))
+    return run
 
 
-def _colarg(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
-    src, dst = v["src"], v["dst"]
-    vr, vc = src.valid
-    if dst.valid[1] != vc:
-        raise VerifyError(f"dst's valid cols {dst.valid[1]} must equal src's {vc}", op=op,
-                          operand="dst")
-    x = _read(m, src).astype(np.float64) if src.dtype.is_float else _read(m, src)
-    _write(m, dst, _argext(x, rule.lane, 0).reshape(1, vc))
-
-
-def _rowexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
-               kw: dict[str, Any]) -> None:
-    src, dst = v["src"], v["dst"]
-    vr, vc = dst.valid
-    if src.valid[0] != vr:
-        raise VerifyError(f"src's valid rows {src.valid[0]} must equal dst's {vr}", op=op,
-                          operand="src")
-    col = _read(m, src, cols=1)
-    _write(m, dst, np.repeat(col, vc, axis=1))
-
-
-def _colexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
-               kw: dict[str, Any]) -> None:
-    src, dst = v["src"], v["dst"]
-    vr, vc = dst.valid
-    if src.valid[1] != vc:
-        raise VerifyError(f"src's valid cols {src.valid[1]} must equal dst's {vc}", op=op,
-                          operand="src")
-    row = _read(m, src, rows=1)
-    _write(m, dst, np.repeat(row, vr, axis=0))
+def _expand(keep: int) -> Callable[..., None]:
+    """TROWEXPAND (``keep`` = 0: src's column 0 across each row) and TCOLEXPAND (1: src's
+    row 0 down each column)."""
+    def run(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+        src, dst = v["src"], v["dst"]
+        _same_extent(op, "src", src, "dst", dst, keep)
+        line = _read(m, src, cols=1) if keep == 0 else _read(m, src, rows=1)
+        _write(m, dst, np.repeat(line, dst.valid[1 - keep], axis=1 - keep))
+    return run
 
 
 def _lane2(lane: str, a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
@@ -372,9 +359,7 @@ def _rowexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     dst = v["dst"]
     vr, vc = dst.valid
     b = v[bc]
-    if b.valid[0] != vr:
-        raise VerifyError(f"{bc}'s valid rows {b.valid[0]} must equal dst's {vr}", op=op,
-                          operand=bc)
+    _same_extent(op, bc, b, "dst", dst, 0)
     block = 32 // b.dtype.size
     if kw.get("src1_col") is not None:
         k = int(kw["src1_col"])
@@ -401,9 +386,7 @@ def _colexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     full, bc = _expand_operands(op, v, 0)
     dst = v["dst"]
     vr, vc = dst.valid
-    if v[bc].valid[1] != vc:
-        raise VerifyError(f"{bc}'s valid cols {v[bc].valid[1]} must equal dst's {vc}", op=op,
-                          operand=bc)
+    _same_extent(op, bc, v[bc], "dst", dst, 1)
     b = np.repeat(_read(m, v[bc], rows=1), vr, axis=0)
     a = _read(m, v[full])
     x, y = (a, b) if full == "src0" else (b, a)
@@ -612,8 +595,8 @@ def _sels(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, A
 
 FAMILIES: dict[str, Family] = {
     "binary": _binary, "scalar": _scalar_op, "divs": _divs, "expands": _expands,
-    "unary": _unary, "rowreduce": _rowreduce, "colreduce": _colreduce, "rowarg": _rowarg,
-    "colarg": _colarg, "rowexpand": _rowexpand, "colexpand": _colexpand,
+    "unary": _unary, "rowreduce": _rowreduce, "colreduce": _colreduce, "rowarg": _argreduce(0),
+    "colarg": _argreduce(1), "rowexpand": _expand(0), "colexpand": _expand(1),
     "rowexpandop": _rowexpandop, "colexpandop": _colexpandop, "part": _part, "cmp": _cmp,
     "cmps": _cmps, "sel": _sel, "sels": _sels,
 }
