@@ -224,7 +224,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = _Progress(sys.stderr, args.progress_every)
     log = WarningLog(kernel.locate)
     from .errors import PtoValueError
-    from .interp.dump import parse_dump
+    from .interp.dump import parse_dump, write_dumps
     try:
         dumps = [parse_dump(text) for text in args.dump or []]
     except PtoValueError as err:
@@ -249,7 +249,7 @@ def _run(args: argparse.Namespace) -> int:
                                 dumps=dumps, adopt=not args.initcheck)
     finally:
         if dumps:                           # also when the run failed: the state before it
-            for line in _write_dumps(dumps, dump_dir):
+            for line in write_dumps(dumps, dump_dir):
                 print(printable(line), file=sys.stderr)
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
@@ -330,11 +330,6 @@ def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
     if not tainted:
         print("initcheck: no output depends on on-chip bytes nothing wrote")
     return 1 if tainted else 0
-
-
-def _write_dumps(dumps: list[Any], folder: Path) -> list[str]:
-    from .interp.dump import Dumper
-    return Dumper(dumps, None, lambda op: None).write(folder)
 
 
 def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]

@@ -27,16 +27,22 @@ def remember_source(filename: str, text: str) -> None:
     _SOURCES[filename] = text.splitlines()
 
 
+def split_loc(loc: str | None) -> tuple[str, int, int] | None:
+    """(file, line, column) of a ``file:line:col`` location (file names may hold colons)."""
+    parts = loc.rsplit(":", 2) if loc else []
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        return None
+    return parts[0], int(parts[1]), int(parts[2])
+
+
 def excerpt(loc: str | None) -> list[str]:
     """The source line a ``file:line:col`` location points at and a caret under the
     column, as compilers print them; nothing if the text is not known."""
-    if not loc:
+    where = split_loc(loc)
+    if where is None:
         return []
-    parts = loc.rsplit(":", 2)
-    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
-        return []
-    lines = _SOURCES.get(parts[0])
-    row, col = int(parts[1]), int(parts[2])
+    filename, row, col = where
+    lines = _SOURCES.get(filename)
     if lines is None or not 1 <= row <= len(lines):
         return []
     text = lines[row - 1].expandtabs(1)
@@ -82,4 +88,4 @@ class WarningLog:
         return list(self._entries.values())
 
 
-__all__ = ["Diagnostic", "WarningLog", "render", "excerpt", "remember_source"]
+__all__ = ["Diagnostic", "WarningLog", "render", "excerpt", "remember_source", "split_loc"]

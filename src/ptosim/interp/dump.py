@@ -19,6 +19,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from ..errors import PtoValueError
+from .diagnostics import split_loc
 
 _SPEC = re.compile(r"^(?:block(\d+)\.)?(%[\w.$-]+|ub1?|l1|l0a|l0b|l0c|bt|fb)@(\d+)(?:#(\d+))?$")
 
@@ -83,32 +84,33 @@ class Dumper:
 
     def end_op(self) -> None:
         op, self._op = self._op, None
-        loc = self.locate(op) if op is not None else None
-        if not loc:
+        where = split_loc(self.locate(op)) if op is not None else None
+        if where is None:
             return
-        line = int(loc.rsplit(":", 2)[1])
+        line = where[1]
         for req in self.requests:
             if req.line == line:
                 req.seen += 1
                 if req.nth is None or req.seen == req.nth:
                     req.data = self._buffer(req).copy()
 
-    def write(self, folder: Path) -> list[str]:
-        """Save every dump taken; returns a line per request (file or why none)."""
-        lines = []
-        for req in self.requests:
-            if req.data is None:
-                why = "its op did not run" if req.seen == 0 else \
-                    f"its op ran {req.seen} time(s), not {req.nth}"
-                lines.append(f"dump {req.text}: nothing taken, {why} (micro and tile ops only)")
-                continue
-            path = folder / req.filename
-            np.save(path, req.data)
-            run = req.seen if req.nth is None else req.nth
-            lines.append(f"dump {req.text}: {req.data.size:,} bytes after run {run} of line "
-                         f"{req.line} in {path}")
-        return lines
-
     def __getattr__(self, name: str) -> Callable[..., None]:
         # the other observer events (access, flags, semaphores) do not matter here
         return lambda *args, **kwargs: None
+
+
+def write_dumps(requests: list[DumpRequest], folder: Path) -> list[str]:
+    """Save every dump taken; returns a line per request (file or why none)."""
+    lines = []
+    for req in requests:
+        if req.data is None:
+            why = "its op did not run" if req.seen == 0 else \
+                f"its op ran {req.seen} time(s), not {req.nth}"
+            lines.append(f"dump {req.text}: nothing taken, {why} (micro and tile ops only)")
+            continue
+        path = folder / req.filename
+        np.save(path, req.data)
+        run = req.seen if req.nth is None else req.nth
+        lines.append(f"dump {req.text}: {req.data.size:,} bytes after run {run} of line "
+                     f"{req.line} in {path}")
+    return lines

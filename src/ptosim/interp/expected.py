@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .diagnostics import split_loc
+
 _EXPECT = re.compile(r"//\s*expected-(error|warning|note)\s*(?:@([+-]\d+))?\s*\{\{(.*?)\}\}")
 
 
@@ -50,10 +52,8 @@ def expectations(text: str) -> list[Expectation]:
 
 def line_of(loc: str | None) -> int | None:
     """The line of a ``file:line:col`` location."""
-    if not loc:
-        return None
-    parts = loc.rsplit(":", 2)
-    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+    where = split_loc(loc)
+    return where[1] if where is not None else None
 
 
 def verify(expected: list[Expectation], seen: list[Seen], filename: str) -> list[str]:
