@@ -69,6 +69,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "gm_new": (["f32"], {"reach": 4096, "name": "%x"}),
         "gm_new_bytes": ([new], {}),
         "gm_shares": ([src, a], {}),
+        "gm_stored": ([src], {}),
         "ptr": (["l1", "f16", 32], {"subblock": 0, "block": 0}),
         "read": ([src, 16], {}),
         "write": ([ub, np.ones(16, np.float16)], {}),

@@ -200,6 +200,19 @@ def _start_paused(tmp: Path, kernel: Path, marker: Path) -> subprocess.Popen:
     return proc
 
 
+def test_a_file_the_kernel_only_reads_is_not_rewritten(work):
+    """Only parameters an op wrote to are written back: an input keeps its bytes, inode
+    and timestamps, and the summary names only the output."""
+    tmp, kernel = work
+    before = snapshot(tmp)
+    done = ptosim(args(tmp, kernel, 3))
+    assert done.returncode == 0, done.stderr
+    after = snapshot(tmp)
+    assert after[str(tmp / "a.bin")] == before[str(tmp / "a.bin")]
+    assert after[str(tmp / "b.bin")] != before[str(tmp / "b.bin")]
+    assert done.stdout.rstrip().endswith(f"wrote {tmp / 'b.bin'}")
+
+
 def test_kill_during_write_back_leaves_the_originals(work):
     """SIGKILL after every temporary file is written, before any rename: the user's files
     are untouched; only the documented temporary files remain."""
@@ -208,7 +221,7 @@ def test_kill_during_write_back_leaves_the_originals(work):
     marker = tmp.parent / f"{tmp.name}-marker"
     proc = _start_paused(tmp, kernel, marker)
     temps = sorted(p.name for p in tmp.glob("*.ptosim-tmp"))
-    assert len(temps) == 2 and temps[0].startswith(".a.bin.") and temps[1].startswith(".b.bin.")
+    assert len(temps) == 1 and temps[0].startswith(".b.bin.")     # a.bin is only read
     proc.kill()
     proc.communicate()
     for p in tmp.glob("*.ptosim-tmp"):

@@ -215,7 +215,7 @@ def test_region_roles_and_observer_see_the_part_inside():
     m = ptosim.Machine(gm_overrun="warn")
     p = m.gm(np.arange(64, dtype=np.uint8))
     seen = []
-    m.access_hook = lambda buf, start, n, access, operand, op: seen.append(
+    m.access_hook = lambda buf, start, n, access, operand, op, runs: seen.append(
         (buf is m._gm[0].data, start, n, access, operand, op))
     for access in ("R", "W", "RW", "A"):
         with pytest.warns(PtoWarning, match="^t: q .* past the end"):

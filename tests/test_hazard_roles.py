@@ -109,7 +109,7 @@ def test_every_tile_write_is_a_write(name):
 def roles(m, call):
     """The (operand, role) pairs an op declares, in order."""
     seen = []
-    m.access_hook = lambda buf, start, n, access, operand, op: seen.append((operand, access))
+    m.access_hook = lambda buf, start, n, access, operand, op, runs: seen.append((operand, access))
     try:
         call()
     finally:

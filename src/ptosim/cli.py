@@ -277,9 +277,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.hazards == "error" and findings:
         print(printable(f"{head}wrote nothing (--hazards=error)"))
         return 1
+    # only what the kernel wrote: an input file keeps its bytes and its timestamps
     items: list[tuple[Destination, Any]] = [
         (dests[name], np.ascontiguousarray(data).view(np.uint8).reshape(-1))
-        for name, data in result.outputs.items()]
+        for name, data in result.outputs.items()
+        if name in result.stored or name in created]
     if args.trace is not None:
         import json
         items.append((dests["--trace"], json.dumps(result.timeline.trace(result.findings),

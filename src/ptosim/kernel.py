@@ -75,6 +75,7 @@ starts empty, holds the bytes the ops touch (zero until written) and comes back 
 @dataclass
 class RunResult:
     outputs: dict[str, np.ndarray]      # every GM pointer parameter after the run
+    stored: frozenset[str]              # the pointer parameters whose GM an op wrote to
     findings: list[Any]                 # hazard-checker findings (empty when not checked)
     warnings: list[Diagnostic]          # the ops' warnings, located and counted
     timeline: Any                       # interp.timeline.Timeline when traced, else None
@@ -246,8 +247,10 @@ class Kernel:
                 nbytes = np.asarray(bound[p.index]).nbytes
                 outs[p.name] = m.read(ptr.cast("ui8"), nbytes).view(
                     np.asarray(bound[p.index]).dtype).reshape(np.shape(bound[p.index]))
-        return RunResult(outs, findings, log.diagnostics, timeline, m, ex.ops_executed, seconds,
-                         tgt, self.entry)
+        stored = frozenset(p.name for p, ptr in zip(self.params, values)
+                           if p.is_pointer and m.gm_stored(ptr))
+        return RunResult(outs, stored, findings, log.diagnostics, timeline, m, ex.ops_executed,
+                         seconds, tgt, self.entry)
 
 
 Kernel.run = api_guard("Kernel.run", Kernel.run)  # type: ignore[method-assign]

@@ -47,6 +47,10 @@ ENTRY_CTRL = CTRL_NOSAT
 # What an op does with the bytes of one buffer access (MachineState.region's ``access``):
 # read, write, read and write (e.g. mad_acc's accumulator), GM atomic read-modify-write.
 ACCESS_ROLES = ("R", "W", "RW", "A")
+# The bytes a strided access touches inside its extent: runs of ``length`` bytes at
+# start + sum(i_k * stride_k) for every index vector i_k < count_k, given as
+# (length, ((count, stride), ...)).
+Runs = tuple[int, tuple[tuple[int, int], ...]]
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,7 @@ class _Allocation:
     # the byte ranges written so far (sorted, disjoint, adjacent ones merged).
     grows: bool = False
     written: list[list[int]] = field(default_factory=list)
+    stored: bool = False                # an op has written (or tried to write) to it
 
     def describe(self) -> str:
         named = f" {self.name}" if self.name else ""
@@ -159,10 +164,11 @@ class MachineState:
                                   [buf("ub") for _ in range(VECTOR_SUBBLOCKS)])
                        for _ in range(block_dim)]
         # Observer of every buffer access an op makes (the hazard checker / timeline):
-        # called as hook(buffer, start, nbytes, access, operand, op) before the op moves
-        # data; ``access`` is the role the op declared (see ACCESS_ROLES).
-        self.access_hook: Callable[[np.ndarray, int, int, str, str | None, str | None],
-                                   None] | None = None
+        # called as hook(buffer, start, nbytes, access, operand, op, runs) before the op
+        # moves data; ``access`` is the role the op declared (see ACCESS_ROLES), ``runs``
+        # None (every byte of the extent) or the strided bytes inside it (see `Runs`).
+        self.access_hook: Callable[[np.ndarray, int, int, str, str | None, str | None,
+                                    Runs | None], None] | None = None
         self._gm: list[_Allocation] = []
         self._gm_bases: list[int] = []
         self._gm_next = GM_BASE
@@ -201,6 +207,12 @@ class MachineState:
         i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
         return i >= 0 and isinstance(array, np.ndarray) and \
             np.shares_memory(self._gm[i].data, array)
+
+    def gm_stored(self, ptr: Ptr) -> bool:
+        """True when an op has written to the GM allocation at ``ptr`` (its bytes may
+        still equal what they were); a kernel's pure inputs stay False."""
+        i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
+        return i >= 0 and self._gm[i].stored
 
     def gm_new(self, dtype: str | DType, *, reach: int = 1 << 30,
                name: str | None = None) -> Ptr:
@@ -308,9 +320,11 @@ class MachineState:
         return self._region(ptr, nbytes, access=access, op=op, operand=operand)
 
     def _region(self, ptr: Ptr, nbytes: int, *, access: str, op: str | None = None,
-                operand: str | None = None) -> tuple[np.ndarray, int]:
+                operand: str | None = None, runs: Runs | None = None
+                ) -> tuple[np.ndarray, int]:
         # What the ops call: the public `region` is wrapped by the API guard, and an op
-        # is guarded once already (one guard per op keeps the per-op cost down).
+        # is guarded once already (one guard per op keeps the per-op cost down). ``runs``
+        # tells observers which bytes of the extent a strided access really touches.
         if access not in ACCESS_ROLES:
             raise PtoValueError(f"region: access must be one of {', '.join(ACCESS_ROLES)}, "
                                 f"got {access!r}", op=op, operand=operand)
@@ -319,17 +333,19 @@ class MachineState:
             i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
             if i >= 0:
                 alloc = self._gm[i]
+                if access != "R":
+                    alloc.stored = True
                 start = ptr.offset - alloc.base
                 if start + nbytes <= alloc.data.size:
                     if self.access_hook is not None and op is not None:
-                        self.access_hook(alloc.data, start, nbytes, access, operand, op)
+                        self.access_hook(alloc.data, start, nbytes, access, operand, op, runs)
                     return alloc.data, start
                 if alloc.backing is not None and start + nbytes <= alloc.backing.size:
                     if alloc.grows:
                         _grow(alloc, start, nbytes, access, op, operand)
                         if self.access_hook is not None and op is not None:
                             self.access_hook(alloc.backing, start, nbytes, access, operand,
-                                             op)
+                                             op, runs)
                         return alloc.backing, start
                     return self._overrun(alloc, start, nbytes, access, op, operand)
                 hint = _OVERRUN_HINT if alloc.backing is None else \
@@ -360,7 +376,7 @@ class MachineState:
                 f"{who} touches {ptr.space} bytes [{start}, {start + nbytes}) "
                 f"beyond its {data.size} bytes on {self.target.name}", op=op, operand=operand)
         if self.access_hook is not None and op is not None:
-            self.access_hook(data, start, nbytes, access, operand, op)
+            self.access_hook(data, start, nbytes, access, operand, op, runs)
         return data, start
 
     def _overrun(self, alloc: _Allocation, start: int, nbytes: int, access: str,
@@ -386,7 +402,7 @@ class MachineState:
              f"{alloc.describe()}; {effect} (--gm-overrun=warn)")
         inside = min(nbytes, size - start)
         if inside > 0 and self.access_hook is not None and op is not None:
-            self.access_hook(alloc.data, start, inside, access, operand, op)
+            self.access_hook(alloc.data, start, inside, access, operand, op, None)
         return backing, start
 
     def read(self, ptr: Ptr, count: int) -> np.ndarray:

@@ -13,9 +13,10 @@ decide exactly, with vector clocks, whether two conflicting accesses are ordered
 
 Two accesses to overlapping bytes, at least one a write (GM atomics only conflict with
 non-atomic accesses), that are not ordered are reported with both ops' locations, pipes,
-the buffer and byte range, and the flag that would order them. Byte ranges are the extent
-each operand touches (first to last byte), so interleaved strided accesses may be reported
-conservatively; a real hazard is never missed on those ranges.
+the buffer and byte range, and the flag that would order them. An access is its extent
+(first to last byte) plus, for strided DMAs, the runs of bytes it really touches: two
+accesses conflict only if their runs share a byte, so blocks that write interleaved
+column strips of one GM matrix are not reported.
 
 Inside a vecscope the V pipe does not order its own UB loads and stores either (PTO
 micro-instruction spec, intra-pipeline memory barriers): a vector load of bytes an earlier
@@ -35,6 +36,7 @@ import numpy as np
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from ..isa import OpSpec
+from ..machine import Runs
 from .diagnostics import render
 from .executor import Core, pipe_name
 
@@ -54,6 +56,39 @@ class _Access:
     op: Operation
     core: str
     pipe: str
+    runs: Runs | None = None     # the strided bytes inside [start, end); None: all of them
+
+
+def _run_starts(a: _Access) -> tuple[np.ndarray, int]:
+    if a.runs is None:
+        return np.array([a.start], np.int64), a.end - a.start
+    length, dims = a.runs
+    starts = np.array([a.start], np.int64)
+    for count, stride in dims:
+        starts = (starts[:, None] + np.arange(count, dtype=np.int64) * stride).ravel()
+    return starts, length
+
+
+def shared_bytes(a: _Access, b: _Access) -> tuple[int, int] | None:
+    """The lowest run of bytes both accesses touch, or None. Exact for any two sets of
+    runs: b's runs sorted by start with a running maximum of their ends answer, for each
+    of a's runs, whether some run of b starts before its end and ends after its start."""
+    if a.runs is None and b.runs is None:
+        lo, hi = max(a.start, b.start), min(a.end, b.end)
+        return (lo, hi) if lo < hi else None
+    sa, la = _run_starts(a)
+    sb, lb = _run_starts(b)
+    sb = np.sort(sb)
+    ends = np.maximum.accumulate(sb + lb)
+    last = np.searchsorted(sb, sa + la, side="left") - 1
+    hit = (last >= 0) & (ends[np.maximum(last, 0)] > sa)
+    if not hit.any():
+        return None
+    x = int(sa[hit].min())                        # a's lowest run that meets b
+    j = int(np.searchsorted(sb + lb, x, side="right"))
+    # the first b run ending after x (b's runs have one length, so ends are sorted too)
+    lo = max(x, int(sb[j]))
+    return lo, min(x + la, int(sb[j]) + lb)
 
 
 @dataclass
@@ -79,7 +114,8 @@ class _Buffer:
     accesses a new one is not yet ordered after are a suffix of each lane."""
 
     name: str
-    lanes: dict[tuple[int, str], dict[tuple[int, int], _Access]] = field(default_factory=dict)
+    lanes: dict[tuple[int, str], dict[tuple[int, int, Runs | None], _Access]] = field(
+        default_factory=dict)
 
 
 class HazardChecker:
@@ -187,7 +223,7 @@ class HazardChecker:
         self.findings[key] = Finding(hazard, message, self.locate(new))
 
     def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
-               operand: str | None, op_name: str | None) -> None:
+               operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
         """One buffer access of the current op, with the role the op declared."""
         if self._current is None or nbytes <= 0:
             return
@@ -202,7 +238,7 @@ class HazardChecker:
                 if kind in ("R", "W"):
                     self._vector_access(buf, kind, start, start + nbytes, op, core)
         for kind in kinds:
-            new = _Access(tid, clock[tid], kind, start, start + nbytes, op, core, pipe)
+            new = _Access(tid, clock[tid], kind, start, start + nbytes, op, core, pipe, runs)
             self._check(entry, new, clock)
             self._record(entry, new)
 
@@ -220,23 +256,26 @@ class HazardChecker:
                 if old.epoch <= seen:
                     break                                 # this and older: ordered before new
                 if old.start < new.end and new.start < old.end:
-                    self._report(buf, old, new)
+                    shared = shared_bytes(old, new)
+                    if shared is not None:
+                        self._report(buf, old, new, shared)
 
     @staticmethod
     def _record(buf: _Buffer, new: _Access) -> None:
         lane = buf.lanes.setdefault((new.thread, new.kind), {})
-        key = (new.start, new.end)
+        key = (new.start, new.end, new.runs)
         lane.pop(key, None)             # the same range again: the newer access dominates and
         lane[key] = new                 # moves to the end, keeping the lane in epoch order
 
-    def _report(self, buf: _Buffer, old: _Access, new: _Access) -> None:
+    def _report(self, buf: _Buffer, old: _Access, new: _Access,
+                shared: tuple[int, int]) -> None:
         kind = {("W", "R"): "RAW", ("A", "R"): "RAW", ("R", "W"): "WAR", ("R", "A"): "WAR"}.get(
             (old.kind, new.kind), "WAW")
         key = (kind, id(old.op), id(new.op))
         if key in self.findings:
             self.findings[key].count += 1
             return
-        lo, hi = max(old.start, new.start), min(old.end, new.end)
+        lo, hi = shared
         verb = {"RAW": "reads what", "WAR": "overwrites what", "WAW": "overwrites what"}[kind]
         did = "read" if old.kind == "R" else "wrote"
         if old.core == new.core:

@@ -19,6 +19,7 @@ from xdsl.ir import Operation
 
 from ..errors import printable
 from ..isa import OpSpec
+from ..machine import Runs
 from .executor import Core, pipe_name
 
 _MAX_VALUE = 80         # characters of one operand's text
@@ -63,7 +64,7 @@ class OpLog:
         self._accesses = []
 
     def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
-               operand: str | None, op_name: str | None) -> None:
+               operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
         if self._head is not None:
             self._accesses.append(f"{access} {self.names(buf)} [{start}, {start + nbytes})")
 

@@ -12,6 +12,7 @@ and semaphore a flow arrow.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from xdsl.ir import Operation
 
 from ..cost import STARTUP_NS, CostModel  # noqa: F401  (STARTUP_NS: re-exported)
 from ..isa import OpSpec
+from ..machine import Runs
 from ..targets import TARGETS, Target, get_target
 from .executor import Core
 from .hazards import PIPES_OF, ROLE_KINDS, pipe_name
@@ -70,10 +72,11 @@ class Timeline:
         self._bytes = {"R": 0, "W": 0}
 
     def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
-               operand: str | None, op_name: str | None) -> None:
+               operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
         if self._op is not None:
+            moved = nbytes if runs is None else runs[0] * math.prod(c for c, _ in runs[1])
             for kind in ROLE_KINDS[access]:          # an atomic write moves written bytes
-                self._bytes["R" if kind == "R" else "W"] += nbytes
+                self._bytes["R" if kind == "R" else "W"] += moved
 
     def end_op(self) -> None:
         if self._op is None:

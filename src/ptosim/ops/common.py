@@ -103,6 +103,15 @@ def extent(length: int, dims: Iterable[tuple[int, int]]) -> int:
     return length + sum((c - 1) * s for c, s in dims)
 
 
+def runs(length: int, dims: Sequence[tuple[int, int]]) -> tuple | None:
+    """The `machine.Runs` of a strided access, or None when its bytes are its whole
+    extent (one burst, or bursts that leave no gap), which observers handle fastest."""
+    live = tuple((c, s) for c, s in dims if c > 1)
+    if not live or (len(live) == 1 and live[0][1] <= length):
+        return None
+    return length, live
+
+
 def strided(buf: np.ndarray, start: int, dims: Sequence[tuple[int, int]], tail: Sequence[int],
             tail_strides: Sequence[int], dt: np.dtype) -> np.ndarray:
     """View of ``buf`` with axes ``dims`` (count, byte stride; outer first) then ``tail``."""

@@ -32,6 +32,7 @@ from .common import (
     field,
     loop_clauses,
     require_op,
+    runs,
     strided,
 )
 
@@ -118,10 +119,13 @@ class DmaOps(MachineState):
 
     def _regions(self, op: str, names: tuple[str, str], s: Ptr, d: Ptr, length: int,
                     dims: Sequence[Dim], dst_length: int | None = None) -> tuple:
-        src_reg = self._region(s, extent(length, [(c, x) for c, x, _ in dims]),
-                               access="R", op=op, operand=names[0])
-        dst_reg = self._region(d, extent(dst_length or length, [(c, y) for c, _, y in dims]),
-                               access="W", op=op, operand=names[1])
+        src_dims = [(c, x) for c, x, _ in dims]
+        dst_dims = [(c, y) for c, _, y in dims]
+        dst_length = dst_length or length
+        src_reg = self._region(s, extent(length, src_dims), access="R", op=op,
+                               operand=names[0], runs=runs(length, src_dims))
+        dst_reg = self._region(d, extent(dst_length, dst_dims), access="W", op=op,
+                               operand=names[1], runs=runs(dst_length, dst_dims))
         return src_reg, dst_reg
 
     def mte_gm_ub(self, gm_src: Ptr, ub_dst: Ptr, l2_cache_ctl: int, len_burst: int, *,
