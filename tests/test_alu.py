@@ -519,3 +519,33 @@ def test_op_dtypes(op, name, ok):
         with pytest.raises(DtypeError, match=rf"^{op}: src element type {name} is not "
                                              r"supported; legal: "):
             alu.check_dtype(op, D(name), "src")
+
+
+def test_native_ufuncs_equal_the_lane_functions_bit_for_bit():
+    """Every `NATIVE` entry (the ops' fast path inside a run) gives exactly the table's
+    bits, special values included; outside `quiet_floats` none is offered."""
+    from ptosim.isa.alu import BINARY, NATIVE, UNARY, native, quiet_floats
+    dtype = D
+    rng = np.random.default_rng(5)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e38, -1e38, 1e-45, 3.0],
+                        np.float32)
+    assert native("add", dtype("f32")) is None
+    with quiet_floats():
+        for (lane, name), ufunc in NATIVE.items():
+            dt = dtype(name)
+            assert native(lane, dt) is ufunc
+            if dt.is_float:
+                a = np.concatenate([specials, rng.standard_normal(55).astype(np.float32) * 50])
+                b = np.concatenate([specials[::-1], rng.standard_normal(55).astype(np.float32)])
+            else:
+                info = np.iinfo(dt.np)
+                a = rng.integers(info.min, info.max, 64, dtype=dt.np, endpoint=True)
+                b = rng.integers(info.min, info.max, 64, dtype=dt.np, endpoint=True)
+                a[:2], b[:2] = info.max, info.min
+            table = UNARY if lane in UNARY and lane not in BINARY else BINARY
+            args = (a,) if table is UNARY else (a, b)
+            want = table[lane](*args, dt)
+            got = ufunc(*args)
+            assert got.dtype == want.dtype, (lane, name)
+            np.testing.assert_array_equal(got.view(f"u{dt.size}"), want.view(f"u{dt.size}"),
+                                          err_msg=f"{lane} {name}")

@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from ..errors import PtoError, warning_sink
+from ..isa.alu import quiet_floats
 from ..machine import MachineState
 from .diagnostics import WarningLog
 from .executor import Core, Executor
@@ -116,7 +117,8 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     executor = Executor(machine, locate, sync, progress, max_ops)
     executor.warnings = warnings
     try:
-        with warning_sink(warnings) if warnings is not None else nullcontext():
+        with warning_sink(warnings) if warnings is not None else nullcontext(), \
+                quiet_floats():
             return launch(machine, func, args, cores, executor, sync)
     finally:
         machine.access_hook = None

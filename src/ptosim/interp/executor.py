@@ -23,6 +23,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from ..dtypes import dtype as _dtype
 from ..errors import DeadlockError, PtoError
 from ..isa import OpSpec
+from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .tiles import alloc_tile, make_view, partition, resolve
@@ -227,6 +228,7 @@ class Executor:
         # change during a run, and decoding it was half the cost of a small DMA op.
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
+        self._direct: dict[Operation, Any] = {}     # _vector_op's plans
         self.subblocks = 2          # vector sub-blocks per block in this launch
 
     # --- entry points -------------------------------------------------------------------
@@ -603,6 +605,37 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.mem_bar": _mem_bar,
     "pto.sync.set": _sync_set,
 }
+
+
+def _vector_op(ex: Executor, st: CoreState, op: Operation) -> list[Any] | None:
+    """A vector micro-op (a registry row with semantics): unobserved on its core, its
+    ``impl`` is called straight with the decoded operands -- the Machine method's path
+    minus the method lookup and the API guard (run_block locates what escapes). Watched
+    or on the wrong core it takes the general micro-op path."""
+    plan = ex._direct.get(op)
+    if plan is None:
+        spec = op.SPEC  # type: ignore[attr-defined]
+        pos, kw = op.python_call()  # type: ignore[attr-defined]
+        plan = ex._direct[op] = (spec, spec.impl, spec.core_of(()), pos, kw)
+    spec, impl, core, pos, kw = plan
+    if ex.observer is not None or (core != st.core.kind and core != "any"):
+        return ex._micro(st, op, spec)
+    env = st.env
+    args = [_resolve(env, a) for a in pos]
+    m = ex.m
+    m.ctrl = st.ctrl
+    m.regs = st.regs
+    if ex.warnings is not None:
+        ex.warnings.current = op
+    value = impl(m, *args, **{k: _resolve(env, v) for k, v in kw.items()}) if kw \
+        else impl(m, *args)
+    if not op.results:
+        return None
+    return list(value) if type(value) is tuple else [value]
+
+
+_SIMPLE.update({spec.mnemonic: _vector_op for spec in GENERATED
+                if spec.syntax == "vector" and spec.impl is not None})
 
 
 # --- control-flow and blocking handlers (generators) -------------------------------------

@@ -25,7 +25,8 @@ Semantic decisions and their evidence are in docs/semantics.md, "Lane arithmetic
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -73,20 +74,43 @@ def _arr(x: Any, dt: DType, what: str = "operand") -> Array:
 
 
 def _f32(x: Array) -> Array:
-    return x.astype(np.float32)
+    return x if x.dtype == np.float32 else x.astype(np.float32)
 
 
 def _out(y: Any, dt: DType) -> Array:
-    """Round (floats: nearest-even) or reinterpret a result into ``dt``'s carrier."""
+    """Round (floats: nearest-even) or reinterpret a result into ``dt``'s carrier (a
+    result already of the carrier is returned as is: the lane functions make new arrays)."""
+    if isinstance(y, np.ndarray) and y.dtype == dt.np:
+        return y
     return np.asarray(y).astype(dt.np)
+
+
+# > 0 while a kernel run holds np.errstate(all="ignore") around all its ops
+# (`quiet_floats`): the lane functions then skip entering their own, about a microsecond
+# each. Process-wide: another thread calling them meanwhile may see numpy's float
+# warnings (never different results).
+_QUIET = [0]
+
+
+@contextmanager
+def quiet_floats() -> Iterator[None]:
+    """numpy's float warnings off for a whole run of ops (see `_QUIET`)."""
+    with np.errstate(all="ignore"):
+        _QUIET[0] += 1
+        try:
+            yield
+        finally:
+            _QUIET[0] -= 1
 
 
 def _float_op(fn: Callable[..., Any]) -> Callable[..., Array]:
     """Lift an f32 numpy function to every float format: widen, compute, round once."""
     def run(*args: Any) -> Array:
         *xs, dt = args
+        if _QUIET[0]:
+            return _out(fn(*[_f32(_arr(x, dt)) for x in xs]), dt)
         with np.errstate(all="ignore"):
-            return _out(fn(*(_f32(_arr(x, dt)) for x in xs)), dt)
+            return _out(fn(*[_f32(_arr(x, dt)) for x in xs]), dt)
     return run
 
 
@@ -94,8 +118,10 @@ def _int_op(fn: Callable[..., Any]) -> Callable[..., Array]:
     """Integer function on the carrier dtype itself (numpy wraps)."""
     def run(*args: Any) -> Array:
         *xs, dt = args
+        if _QUIET[0]:
+            return _out(fn(*[_arr(x, dt) for x in xs], dt), dt)
         with np.errstate(all="ignore"):
-            return _out(fn(*(_arr(x, dt) for x in xs), dt), dt)
+            return _out(fn(*[_arr(x, dt) for x in xs], dt), dt)
     return run
 
 
@@ -254,6 +280,30 @@ BINARY: dict[str, BinaryFn] = {
     "subrelu": _either(_float_op(lambda a, b: _relu_f(a - b)),
                        _int_op(lambda a, b, dt: np.maximum(a - b, np.zeros((), dt.np)))),
 }
+
+
+# Lane functions a bare numpy ufunc computes exactly, on arrays of the carrier dtype: f32
+# arithmetic already is f32 (widening is a no-op, numpy rounds once) and integer add /
+# sub / mul / max / min / bitwise ops wrap as the ALU does. The ops' fast path calls them
+# while a run keeps numpy quiet (`quiet_floats`); tests check each against the table.
+_INT_CARRIERS = ("i8", "si8", "ui8", "i16", "si16", "ui16", "i32", "si32", "ui32",
+                 "i64", "si64", "ui64")
+NATIVE: dict[tuple[str, str], np.ufunc] = {
+    **{(lane, "f32"): fn for lane, fn in (
+        ("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("div", np.divide),
+        ("max", np.maximum), ("min", np.minimum), ("abs", np.abs), ("neg", np.negative),
+        ("exp", np.exp), ("ln", np.log), ("sqrt", np.sqrt))},
+    **{(lane, t): fn for t in _INT_CARRIERS for lane, fn in (
+        ("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("max", np.maximum),
+        ("min", np.minimum), ("and", np.bitwise_and), ("or", np.bitwise_or),
+        ("xor", np.bitwise_xor))},
+}
+
+
+def native(lane: str, dt: DType) -> np.ufunc | None:
+    """The ufunc that computes ``lane`` on ``dt`` exactly (`NATIVE`), when the caller runs
+    with numpy's float warnings off (`quiet_floats`); otherwise None."""
+    return NATIVE.get((lane, dt.name)) if _QUIET[0] else None
 
 
 def _shift(fn: Callable[[Array, Any, DType], Array], name: str) -> BinaryFn:

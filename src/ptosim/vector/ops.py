@@ -499,8 +499,17 @@ def active_lanes(mask: Mask, d: DType) -> np.ndarray:
 def zeroing(out: np.ndarray, mask: Mask, d: DType) -> VReg:
     """The result register: computed lanes where active, 0 elsewhere (compute ops zero
     their inactive lanes: Gym spec, predication; PTOAS lowers them to the ``.x`` forms)."""
-    lanes = np.where(active_lanes(mask, d), out.astype(d.np, copy=False), np.zeros(1, d.np))
-    return VReg.from_lanes(lanes, d)
+    out = np.asarray(out)
+    if out.shape != (VREG_BYTES // d.size,):
+        return VReg.from_lanes(np.where(active_lanes(mask, d), out.astype(d.np, copy=False),
+                                        np.zeros(1, d.np)), d)
+    if mask.covers(d.size):                 # the usual full mask: the lanes as computed
+        # a ufunc's fresh 1-D result is taken as is; views (an input returned) are copied
+        lanes = out if out.base is None and out.dtype == d.np else out.astype(d.np)
+    else:
+        lanes = np.where(active_lanes(mask, d), out.astype(d.np, copy=False),
+                         np.zeros(1, d.np))
+    return VReg._own(d, lanes)
 
 
 def elementwise(op: str, lane: str, arity: int, scalar: bool = False,
@@ -518,24 +527,42 @@ def elementwise(op: str, lane: str, arity: int, scalar: bool = False,
         if len(operands) != len(names):
             raise PtoTypeError(f"takes {len(names)} operands ({', '.join(names)}), got "
                                f"{len(operands)}", op=op)
-        regs = [_vreg(op, n, x) for n, x in zip(names, operands[:arity])]
-        mk = _mask(op, "mask", operands[-1])
+        regs = operands[:arity]
+        for n, r in zip(names, regs):
+            if type(r) is not VReg:             # exact type: the per-op fast path
+                _vreg(op, n, r)
+        mk = operands[-1]
+        if type(mk) is not Mask:
+            _mask(op, "mask", mk)
         d = regs[0].dtype
         for n, r in zip(names[1:arity], regs[1:]):
-            if r.dtype != d:
+            if r.dtype is not d and r.dtype != d:
                 raise PtoTypeError(f"{n} has {r.dtype.name} elements but src0 has {d.name}",
                                    op=op, operand=n)
-        if mk.g != min(d.size * 8, 32):
+        if mk.g != (d.size * 8 if d.size < 4 else 32):
             raise PtoTypeError(f"mask is b{mk.g} but the registers hold {d.name}; it takes "
                                f"b{min(d.size * 8, 32)}", op=op, operand="mask")
+        fn = resolved[0] if resolved else _resolve()
+        if direct:
+            ufunc = resolved[1](lane, d)
+            if ufunc is not None:
+                return zeroing(ufunc(*[r.lanes for r in regs]), mk, d)
+        args = [r.lanes for r in regs]
+        if scalar:
+            args.append(operands[arity])
+        return zeroing(fn(*args, d), mk, d)     # lane functions raise no numpy warnings
+
+    resolved: list[Any] = []
+    direct = not scalar and lanes is None      # the lane table's own function: NATIVE applies
+
+    def _resolve() -> Any:
+        # on first use: the lane table imports this module's package
         table = lanes if lanes is not None else _alu_table(kind)
         if kind == "SCALAR" and lane not in table:
             table = lanes if lanes is not None else _alu_table("BINARY")
-        fn = table[lane]
-        args = [r.lanes for r in regs] + ([operands[arity]] if scalar else [])
-        with np.errstate(all="ignore"):
-            out = fn(*args, d)
-        return zeroing(np.asarray(out), mk, d)
+        from ..isa.alu import native
+        resolved.extend((table[lane], native))
+        return resolved[0]
     impl.__doc__ = (f"``pto.{op}``: lane function ``{lane}`` over the active lanes "
                     f"({', '.join(names)}); inactive lanes are 0.")
     return impl

@@ -60,7 +60,7 @@ def lanes_of(dt: str | DType) -> int:
 class VReg:
     """A 256-byte vector register viewed with element type ``dtype``."""
 
-    __slots__ = ("dtype", "raw")
+    __slots__ = ("dtype", "lanes")
 
     def __init__(self, dtype: str | DType, raw: np.ndarray | bytes) -> None:
         d = vreg_dtype(dtype)
@@ -70,7 +70,20 @@ class VReg:
             raise PtoValueError(f"a vector register holds {VREG_BYTES} bytes, got {img.size}")
         img.flags.writeable = False
         self.dtype: DType = d
-        self.raw: np.ndarray = img
+        # The lanes as a read-only array of the element's carrier dtype; `raw` is the
+        # same memory as bytes. Kept in lane form: that is what the ops read.
+        self.lanes: np.ndarray = img.view(d.np)
+
+    @classmethod
+    def _own(cls, d: DType, lanes: np.ndarray) -> VReg:
+        """A register taking ``lanes`` as is: a fresh C-contiguous array of ``d``'s carrier
+        with exactly ``lanes_of(d)`` values that nothing else holds (the ops' fast path;
+        no checks, no copy)."""
+        reg = cls.__new__(cls)
+        lanes.flags.writeable = False
+        reg.dtype = d
+        reg.lanes = lanes
+        return reg
 
     @classmethod
     def from_lanes(cls, values: Any, dtype: str | DType) -> VReg:
@@ -102,9 +115,9 @@ class VReg:
         return VREG_BYTES // self.dtype.size
 
     @property
-    def lanes(self) -> np.ndarray:
-        """The lanes as a read-only numpy array of the element's carrier dtype."""
-        return self.raw.view(self.dtype.np)
+    def raw(self) -> np.ndarray:
+        """The 256-byte image (read-only uint8 view of the lanes)."""
+        return self.lanes.view(np.uint8)
 
     def view(self, dtype: str | DType) -> VReg:
         """The same 256 bytes seen with another element type (no conversion)."""
@@ -129,7 +142,7 @@ class VReg:
 class Mask:
     """A 256-bit predicate image viewed as ``g``-bit lanes (``!pto.mask<b{g}>``)."""
 
-    __slots__ = ("bits", "g")
+    __slots__ = ("_full", "bits", "g")
 
     def __init__(self, g: int, bits: np.ndarray) -> None:
         if g not in MASK_WIDTHS:
@@ -140,6 +153,15 @@ class Mask:
         img.flags.writeable = False
         self.g: int = g
         self.bits: np.ndarray = img
+        self._full: dict[int, bool] = {}
+
+    def covers(self, size: int) -> bool:
+        """True when every lane of a register of ``size``-byte elements is active (bit
+        ``i * size`` set for every lane ``i``); cached, the image is immutable."""
+        full = self._full.get(size)
+        if full is None:
+            full = self._full[size] = bool(self.bits[::size].all())
+        return full
 
     @staticmethod
     def lanes_for(g: int) -> int:
