@@ -491,6 +491,9 @@ def _alu_table(kind: str) -> dict[str, Any]:
     return dict(getattr(alu, kind))
 
 
+_MASK_FOR_SIZE = {1: 8, 2: 16, 4: 32, 8: 32}     # element bytes -> predicate width
+
+
 def active_lanes(mask: Mask, d: DType) -> np.ndarray:
     """Lane ``i`` of a register of ``d`` is active iff mask bit ``i * sizeof(d)`` is set."""
     return mask.bits[::d.size][:VREG_BYTES // d.size]
@@ -522,47 +525,55 @@ def elementwise(op: str, lane: str, arity: int, scalar: bool = False,
     inactive lanes are 0."""
     kind = "SCALAR" if scalar else ("UNARY" if arity == 1 else "BINARY")
     names = [f"src{i}" for i in range(arity)] + (["scalar"] if scalar else []) + ["mask"]
-
-    def impl(m: Any, *operands: Any) -> VReg:
-        if len(operands) != len(names):
-            raise PtoTypeError(f"takes {len(names)} operands ({', '.join(names)}), got "
-                               f"{len(operands)}", op=op)
-        regs = operands[:arity]
-        for n, r in zip(names, regs):
-            if type(r) is not VReg:             # exact type: the per-op fast path
-                _vreg(op, n, r)
-        mk = operands[-1]
-        if type(mk) is not Mask:
-            _mask(op, "mask", mk)
-        d = regs[0].dtype
-        for n, r in zip(names[1:arity], regs[1:]):
-            if r.dtype is not d and r.dtype != d:
-                raise PtoTypeError(f"{n} has {r.dtype.name} elements but src0 has {d.name}",
-                                   op=op, operand=n)
-        if mk.g != (d.size * 8 if d.size < 4 else 32):
-            raise PtoTypeError(f"mask is b{mk.g} but the registers hold {d.name}; it takes "
-                               f"b{min(d.size * 8, 32)}", op=op, operand="mask")
-        fn = resolved[0] if resolved else _resolve()
-        if direct:
-            ufunc = resolved[1](lane, d)
-            if ufunc is not None:
-                return zeroing(ufunc(*[r.lanes for r in regs]), mk, d)
-        args = [r.lanes for r in regs]
-        if scalar:
-            args.append(operands[arity])
-        return zeroing(fn(*args, d), mk, d)     # lane functions raise no numpy warnings
-
+    nops = len(names)
+    # resolved on first use (the lane table imports this module's package): the lane
+    # function, alu's quiet-run flag and, per element type, the exact ufunc (alu.NATIVE)
     resolved: list[Any] = []
+    natives: dict[str, Any] = {}
     direct = not scalar and lanes is None      # the lane table's own function: NATIVE applies
 
-    def _resolve() -> Any:
-        # on first use: the lane table imports this module's package
+    def impl(m: Any, *operands: Any) -> VReg:
+        if len(operands) != nops:
+            raise PtoTypeError(f"takes {nops} operands ({', '.join(names)}), got "
+                               f"{len(operands)}", op=op)
+        src0, mk = operands[0], operands[-1]
+        if type(src0) is not VReg:              # exact types: the per-op fast path
+            _vreg(op, "src0", src0)
+        if type(mk) is not Mask:
+            _mask(op, "mask", mk)
+        d = src0.dtype
+        for i in range(1, arity):
+            r = operands[i]
+            if type(r) is not VReg:
+                _vreg(op, names[i], r)
+            if r.dtype is not d and r.dtype != d:
+                raise PtoTypeError(f"{names[i]} has {r.dtype.name} elements but src0 has "
+                                   f"{d.name}", op=op, operand=names[i])
+        if mk.g != _MASK_FOR_SIZE[d.size]:
+            raise PtoTypeError(f"mask is b{mk.g} but the registers hold {d.name}; it takes "
+                               f"b{_MASK_FOR_SIZE[d.size]}", op=op, operand="mask")
+        if not resolved:
+            _resolve()
+        if direct and resolved[1][0]:
+            ufunc = natives.get(d.name)
+            if ufunc is not None:
+                out = ufunc(src0.lanes, operands[1].lanes) if arity == 2 else \
+                    ufunc(*[r.lanes for r in operands[:arity]])
+                if mk.covers(d.size):           # a fresh array of d's carrier: taken as is
+                    return VReg._own(d, out)
+                return zeroing(out, mk, d)
+        args = [r.lanes for r in operands[:arity]]
+        if scalar:
+            args.append(operands[arity])
+        return zeroing(resolved[0](*args, d), mk, d)   # lane functions raise no numpy warnings
+
+    def _resolve() -> None:
+        from ..isa import alu
         table = lanes if lanes is not None else _alu_table(kind)
         if kind == "SCALAR" and lane not in table:
             table = lanes if lanes is not None else _alu_table("BINARY")
-        from ..isa.alu import native
-        resolved.extend((table[lane], native))
-        return resolved[0]
+        resolved.extend((table[lane], alu._QUIET))
+        natives.update({t: fn for (name, t), fn in alu.NATIVE.items() if name == lane})
     impl.__doc__ = (f"``pto.{op}``: lane function ``{lane}`` over the active lanes "
                     f"({', '.join(names)}); inactive lanes are 0.")
     return impl

@@ -80,7 +80,7 @@ class VReg:
         with exactly ``lanes_of(d)`` values that nothing else holds (the ops' fast path;
         no checks, no copy)."""
         reg = cls.__new__(cls)
-        lanes.flags.writeable = False
+        lanes.setflags(write=False)
         reg.dtype = d
         reg.lanes = lanes
         return reg
