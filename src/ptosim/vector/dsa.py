@@ -161,7 +161,7 @@ def _sort_dtype(op: str, name: str, p: Any) -> DType:
     if p.dtype.name not in SORT_DTYPES:
         raise DtypeError(f"{name} points to {p.dtype.name}; {op} sorts f16 or f32 scores",
                          op=op, operand=name)
-    return p.dtype  # type: ignore[no-any-return]
+    return p.dtype
 
 
 def descending_order(scores: np.ndarray) -> np.ndarray:
