@@ -456,3 +456,10 @@ def test_sort_pointers_must_be_ub():
     with pytest.raises(PtoError, match=r"pto.vbitsort: destination must point into ub, got a "
                                        r"gm pointer"):
         Kernel.from_text(text, "k.pto")
+
+
+def test_sorts_are_refused_inside_a_vecscope():
+    body = ("pto.vbitsort %p, %p, %q, %c1 : !pto.ptr<f32, ub>, !pto.ptr<f32, ub>, "
+            "!pto.ptr<i32, ub>, index")
+    with pytest.raises(PtoError, match=r"pto.vbitsort must not be inside a pto.vecscope"):
+        Kernel.from_text(HEAD + VEC.format(body=body) + TAIL, "k.pto")

@@ -15,6 +15,8 @@ from .spec import Operand, OpSpec
 from .vector import _vector, elementwise_row, mask_width_for, same_vreg_mask
 
 _VREG = Operand("result", "vreg")
+# UB helpers that PTOAS refuses inside a vecscope (VPTO.cpp verifyNotNestedInVecScope)
+OUTSIDE_VECSCOPE = frozenset({"vbitsort", "vmrgsort4"})
 
 
 def _ptr(name: str, role: str) -> Operand:
