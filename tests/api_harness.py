@@ -243,7 +243,26 @@ def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]
         scalar = [np.float32(2) if floats else 2] if any(o.kind == "scalar"
                                                          for o in row.operands) else []
         calls[row.name] = (srcs + scalar + [mask], {})
+    calls.update(dsa_calls(m, v, k))
     return calls
+
+
+def dsa_calls(m: ptosim.Machine, v: Any, k: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """Baselines of the DSA / SFU rows (ptosim.isa.vector_dsa)."""
+    from ptosim.vector import VReg
+    i32 = VReg.from_lanes(np.arange(64, dtype=np.int32) - 7, "i32")
+    scores, ids = m.ptr("ub", "f32", 32768), m.ptr("ub", "ui32", 33024)
+    out = m.ptr("ub", "f32", 33280)
+    return {
+        "vprelu": ([v, v, k], {}), "vexpdif": ([v, v, k, "ODD"], {}),
+        "vaxpy": ([v, v, np.float32(2), k], {}), "vmula": ([v, v, v, k], {}),
+        "vmull": ([i32, i32, k], {}),
+        "vaddreluconv": ([v, v], {"dtype": "f32"}), "vmulconv": ([v, v], {}),
+        "vbitsort": ([out, scores, ids, 1], {}),
+        "vmrgsort4": ([out, scores, scores + 2, scores + 4, scores + 6, 0x0001_0001_0001_0001,
+                       0x1F01], {}),
+        "get_vms4_sr": ([], {}),
+    }
 
 
 REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS"}

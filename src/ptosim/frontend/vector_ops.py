@@ -45,6 +45,7 @@ from xdsl.traits import IsolatedFromAbove, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from ..isa import OpSpec
+from ..isa.vector_dsa import OUTSIDE_VECSCOPE
 from .attributes import is_pointer_type, kind_error, ptr_info
 from .base import MicroOp, Slot
 from .structure_ops import BareRegionOp
@@ -408,6 +409,9 @@ class VectorOp(MicroOp):
             if (why := kind_error(_kind_of(r.kind), res.type)) is not None:
                 raise VerifyException(f"{self.name}: result {r.name} {why}")
         self._check_row(None)
+        if self.SPEC.name in OUTSIDE_VECSCOPE and enclosing_vecscopes(self):
+            raise VerifyException(f"{self.name} must not be inside a pto.vecscope: it is a "
+                                  f"UB-to-UB helper, not a vector-register op")
         uses_vector = any(is_vector_type(v.type) for v in (*self.values, *self.outs))
         if uses_vector and not enclosing_vecscopes(self):
             raise VerifyException(f"{self.name} takes or yields vector registers, masks or "
