@@ -616,12 +616,13 @@ def _vector_op(ex: Executor, st: CoreState, op: Operation) -> list[Any] | None:
     if plan is None:
         spec = op.SPEC  # type: ignore[attr-defined]
         pos, kw = op.python_call()  # type: ignore[attr-defined]
-        plan = ex._direct[op] = (spec, spec.impl, spec.core_of(()), pos, kw)
-    spec, impl, core, pos, kw = plan
+        plain = all(type(a) is OpResult or type(a) is BlockArgument for a in pos)
+        plan = ex._direct[op] = (spec, spec.impl, spec.core_of(()), pos, kw, plain)
+    spec, impl, core, pos, kw, plain = plan
     if ex.observer is not None or (core != st.core.kind and core != "any"):
         return ex._micro(st, op, spec)
     env = st.env
-    args = [_resolve(env, a) for a in pos]
+    args = [env[a] for a in pos] if plain else [_resolve(env, a) for a in pos]
     m = ex.m
     m.ctrl = st.ctrl
     m.regs = st.regs

@@ -492,6 +492,7 @@ def _alu_table(kind: str) -> dict[str, Any]:
 
 
 _MASK_FOR_SIZE = {1: 8, 2: 16, 4: 32, 8: 32}     # element bytes -> predicate width
+_new_vreg = VReg.__new__
 
 
 def active_lanes(mask: Mask, d: DType) -> np.ndarray:
@@ -560,7 +561,11 @@ def elementwise(op: str, lane: str, arity: int, scalar: bool = False,
                 out = ufunc(src0.lanes, operands[1].lanes) if arity == 2 else \
                     ufunc(*[r.lanes for r in operands[:arity]])
                 if mk.covers(d.size):           # a fresh array of d's carrier: taken as is
-                    return VReg._own(d, out)
+                    out.setflags(write=False)       # (VReg._own, inlined: the hot path)
+                    reg = _new_vreg(VReg)
+                    reg.dtype = d
+                    reg.lanes = out
+                    return reg
                 return zeroing(out, mk, d)
         args = [r.lanes for r in operands[:arity]]
         if scalar:
