@@ -87,8 +87,20 @@ def _check_tile(op: str, name: str, t: object, m: TileOps) -> None:
                           operand=name)
 
 
+_DTYPES_OK: set[tuple[str, str, str, str, tuple[str, ...]]] = set()
+
+
 def _check_dtypes(op: str, rule: VecRule, elem: DType, dst: Tile, srcs: list[Tile],
                   names: list[str], m: TileOps) -> None:
+    key = (op, m.target.name, elem.name, dst.dtype.name, tuple(t.dtype.name for t in srcs))
+    if key in _DTYPES_OK:                   # element types depend on nothing else
+        return
+    _check_dtypes_once(op, rule, elem, dst, srcs, names, m)
+    _DTYPES_OK.add(key)
+
+
+def _check_dtypes_once(op: str, rule: VecRule, elem: DType, dst: Tile, srcs: list[Tile],
+                       names: list[str], m: TileOps) -> None:
     for name, t in zip(names, srcs):
         if t.dtype.name != elem.name:
             raise DtypeError(f"{name} is {t.dtype.name} but {names[0]} is {elem.name}: the "
@@ -132,6 +144,16 @@ def _read(m: TileOps, t: Tile, rows: int | None = None, cols: int | None = None)
     return np.array(_nd(m, t, "R", "src")[:r, :c])
 
 
+def _view(m: TileOps, t: Tile) -> np.ndarray:
+    """The valid region as a read-only view, for computations that make a new array
+    before anything is written (elementwise lane functions): no copy needed."""
+    vr, vc = t.valid
+    buf, off = m._region(t.ptr, t.nbytes, access="R", op="tile", operand="src")
+    out = buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)[:vr, :vc]
+    out.setflags(write=False)
+    return out
+
+
 def _write(m: TileOps, dst: Tile, values: np.ndarray, r0: int = 0, c0: int = 0) -> None:
     r, c = values.shape
     _nd(m, dst, "W", "dst")[r0:r0 + r, c0:c0 + c] = values.astype(dst.dtype.np, copy=False)
@@ -157,7 +179,7 @@ Family = Callable[["TileOps", str, VecRule, dict[str, Any], dict[str, Any]], Non
 def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _same_valid(op, v, ("src0", "src1"))
     dt = v["dst"].dtype
-    _write(m, v["dst"], alu.BINARY[rule.lane](_read(m, v["src0"]), _read(m, v["src1"]), dt))
+    _write(m, v["dst"], alu.BINARY[rule.lane](_view(m, v["src0"]), _view(m, v["src1"]), dt))
 
 
 def _scalar_op(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
@@ -196,7 +218,7 @@ def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str
 
 def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _same_valid(op, v, ("src",))
-    _write(m, v["dst"], alu.UNARY[rule.lane](_read(m, v["src"]), v["dst"].dtype))
+    _write(m, v["dst"], alu.UNARY[rule.lane](_view(m, v["src"]), v["dst"].dtype))
 
 
 def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
