@@ -244,7 +244,21 @@ def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]
                                                          for o in row.operands) else []
         calls[row.name] = (srcs + scalar + [mask], {})
     calls.update(dsa_calls(m, v, k))
+    calls.update(cmp_calls(v, k))
     return calls
+
+
+def cmp_calls(v: Any, k: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """Baselines of the compare / select / carry rows (ptosim.isa.vector_cmp)."""
+    from ptosim.vector import VReg
+    u32 = VReg.from_lanes(np.arange(64, dtype=np.uint32) * 0x0400_0000, "ui32")
+    idx = VReg.from_lanes(np.arange(64, dtype=np.int32)[::-1], "i32")
+    return {
+        "vcmp": ([v, v, k, "lt"], {}), "vcmps": ([v, np.float32(1), k, "gt"], {}),
+        "vsel": ([v, v, k], {}), "vselr": ([v, idx], {}),
+        "vaddc": ([u32, u32, k], {}), "vsubc": ([u32, u32, k], {}),
+        "vaddcs": ([u32, u32, k, k], {}), "vsubcs": ([u32, u32, k, k], {}),
+    }
 
 
 def dsa_calls(m: ptosim.Machine, v: Any, k: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:

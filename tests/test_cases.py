@@ -95,6 +95,18 @@ def test_inferred_binding(tmp_path):
                                      "block_dim": 1}
 
 
+@pytest.mark.parametrize("call", ["LaunchCopy(reinterpret_cast<float *>(v2Device), "
+                                  "static_cast<float *>( v1Device ), stream);",
+                                  "LaunchCopy((float *)v2Device, (float*) v1Device, stream);"])
+def test_inferred_binding_through_casts_at_the_call(tmp_path, call):
+    """A host program may cast the device buffers it passes (PTO-Gym's vcmp-i16 cases
+    hand short buffers to a float * parameter): the buffer is what binds."""
+    folder = make_case(tmp_path / "c")
+    (folder / "main.cpp").write_text(MAIN.replace("LaunchCopy(v2Device, v1Device, stream);",
+                                                  call))
+    assert infer_binding(folder)["args"] == {"0": "v1.bin", "1": "v2.bin"}
+
+
 def test_inferred_binding_of_two_launches_with_constants(tmp_path):
     """Each Launch is a run (in order, on the same files); named constants resolve."""
     main_cpp = MAIN.replace("  LaunchCopy(v2Device, v1Device, stream);\n",
