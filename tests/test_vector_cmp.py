@@ -194,7 +194,7 @@ HEAD = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kern
 V32, U32, M32 = "!pto.vreg<64xf32>", "!pto.vreg<64xui32>", "!pto.mask<b32>"
 GOOD = [
     f'%o = pto.vcmp %x, %x, %m, "le" : {V32}, {V32}, {M32} -> {M32}',
-    f'%o = pto.vcmps %y, %s16, %m16, "gt" : !pto.vreg<128xi16>, i16, !pto.mask<b16> -> !pto.mask<b16>',
+    '%o = pto.vcmps %y, %s16, %m16, "gt" : !pto.vreg<128xi16>, i16, !pto.mask<b16> -> !pto.mask<b16>',
     f'%o = pto.vcmps %x, %a, %m, "ne" : {V32}, f32, {M32} -> {M32}',
     f'%o = pto.vsel %x, %x, %m : {V32}, {V32}, {M32} -> {V32}',
     f'%o = pto.vaddc %u, %u, %m : {U32}, {U32}, {M32} -> {U32}, {M32}',
@@ -221,7 +221,7 @@ BAD = [
      r'pto.vcmp: mode must be one of eq, ne, lt, le, gt, ge'),
     (f'%o = pto.vcmps %x, %s16, %m, "lt" : {V32}, i16, {M32} -> {M32}',
      r"pto.vcmps: scalar is i16 but src has f32 elements; it must be f32"),
-    (f'%o = pto.vcmps %y, %a, %m16, "lt" : !pto.vreg<128xi16>, f32, !pto.mask<b16> -> !pto.mask<b16>',
+    ('%o = pto.vcmps %y, %a, %m16, "lt" : !pto.vreg<128xi16>, f32, !pto.mask<b16> -> !pto.mask<b16>',
      r"pto.vcmps: scalar is f32 but src has i16 elements; it must be an i16"),
     (f'%o = pto.vcmps %x, %a, %m, "lt" : {V32}, f32, {M32} -> !pto.mask<b16>',
      r"pto.vcmps: result is !pto.mask<b16> but src has f32 elements; it takes !pto.mask<b32>"),
