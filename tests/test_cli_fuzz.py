@@ -88,7 +88,8 @@ def test_hostile_files_exit_1_with_a_diagnostic(tmp_path):
 def test_example_scripts_pass_as_a_user_runs_them(tmp_path):
     for script, extra in (("matmul/run.py", ["--m", "72", "--n", "130", "--k", "140"]),
                           ("cube_vector/run.py", []),
-                          ("vector_softmax/run.py", ["--rows", "9", "--cols", "130"])):
+                          ("vector_softmax/run.py", ["--rows", "9", "--cols", "130"]),
+                          ("attention/run.py", ["--blocks", "2"])):
         done = subprocess.run([sys.executable, str(ROOT / "examples" / script), *extra,
                                "--keep", str(tmp_path / script.split("/")[0])],
                               capture_output=True, text=True, timeout=300)
