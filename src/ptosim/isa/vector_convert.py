@@ -4,7 +4,8 @@ see `ptosim.frontend.vector_ops`); semantics and the attribute rules in
 
 ::
 
-    %r = pto.vcvt %v, %m {rnd = "R", sat = "SAT", part = "EVEN"} : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<128xf16>
+    %r = pto.vcvt %v, %m {rnd = "R", sat = "SAT", part = "EVEN"}
+        : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<128xf16>
     %r = pto.vtrc %v, %m, "Z" : !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
     %r = pto.vbitcast %v : !pto.vreg<64xf32> -> !pto.vreg<64xi32>
 """

@@ -22,8 +22,7 @@ import numpy as np
 
 from ..dtypes import DType, dtype as _dtype
 from ..errors import PtoTypeError
-from ..isa import alu
-from ..isa import convert as C
+from ..isa import alu, convert as C
 from .ops import _mask, _vreg, active_lanes
 from .values import VREG_BYTES, Mask, VReg
 
