@@ -222,6 +222,11 @@ def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]
         "vci": ([5], {"order": "DESC", "dtype": "i32"}),
         "init_align": ([], {}), "sprclr": (["AR"], {}),
         "load_scalar": ([ub32, 3], {}), "store_scalar": ([1.5, ub32, 3], {}),
+        # conversions and reductions (rows of ptosim.isa.vector_convert / vector_reduce)
+        "vcvt": ([v, k], {"rnd": "R", "sat": "SAT", "part": "ODD", "dtype": "f16"}),
+        "vtrc": ([v, k, "F"], {}), "vbitcast": ([v], {"dtype": "ui16"}),
+        **{n: ([v, k], {}) for n in ("vcadd", "vcmax", "vcmin", "vcgadd", "vcgmax",
+                                     "vcgmin", "vcpadd")},
     }
     for g in (8, 16, 32):
         calls[f"pset_b{g}"] = (["PAT_M3"], {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import legacy, tile_vector, vector, vector_cmp, vector_dsa, vector_reduce
+from . import legacy, tile_vector, vector, vector_cmp, vector_convert, vector_dsa, vector_reduce
 from .spec import Args, Operand, OpSpec
 
 A5 = frozenset({"a5"})
@@ -141,7 +141,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
 _ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS + tile_vector.ROWS + vector.ROWS
 _ROWS += vector_dsa.ROWS
 _ROWS += vector_cmp.ROWS
-_ROWS += vector_reduce.ROWS
+_ROWS += vector_convert.ROWS + vector_reduce.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"
