@@ -263,8 +263,6 @@ def cmp_calls(v: Any, k: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
         "vsel": ([v, v, k], {}), "vselr": ([v, idx], {}),
         "vaddc": ([u32, u32, k], {}), "vsubc": ([u32, u32, k], {}),
         "vaddcs": ([u32, u32, k, k], {}), "vsubcs": ([u32, u32, k, k], {}),
-        **{op: ([v, k], {}) for op in ("vcadd", "vcmax", "vcmin", "vcgadd", "vcgmax",
-                                       "vcgmin", "vcpadd")},
     }
 
 
