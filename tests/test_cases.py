@@ -164,3 +164,110 @@ def test_usage_errors(tmp_path, capsys):
     (tmp_path / "f.txt").write_text("x")
     assert main(["case", str(tmp_path / "f.txt")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+# A host program that reads the row count from a file, passes it by value, and derives the
+# launch's block count from it (the shape of PTO-Gym's whole-kernel cases).
+SCALAR_MAIN = """int main() {
+  int32_t rowsHost = 0;
+  ReadFile("./v3.bin", scalarSize, &rowsHost, scalarSize);
+  ReadFile("./v1.bin", fileSize_v1, v1Host, fileSize_v1);
+  ACL_CHECK(aclrtMemcpy(v1Device, fileSize_v1, v1Host, fileSize_v1,
+                        ACL_MEMCPY_HOST_TO_DEVICE));
+  LaunchRows(v1Device, v2Device, rowsHost, stream);
+  ACL_CHECK(aclrtMemcpy(v2Host, fileSize_v2, v2Device, fileSize_v2,
+                        ACL_MEMCPY_DEVICE_TO_HOST));
+  WriteFile("./v2.bin", v2Host, fileSize_v2);
+}
+"""
+SCALAR_LAUNCH = """void LaunchRows(float *in, float *out, int32_t rows, void *stream) {
+  const int32_t perBlock = 16;
+  const int32_t blocks = (rows + perBlock - 1) / perBlock;
+  copy_rows<<<blocks, nullptr, stream>>>((__gm__ float *)in, (__gm__ float *)out, rows);
+}
+"""
+ROWS_KERNEL = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @copy_rows(%src: !pto.ptr<f32, gm>, %dst: !pto.ptr<f32, gm>, %rows: i32)
+      attributes {pto.aicore} {
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %len = arith.constant 64 : i64
+    %per = arith.constant 16 : i64
+    %b = pto.get_block_idx
+    %off = arith.muli %b, %per : i64
+    %s = pto.addptr %src, %off : !pto.ptr<f32, gm> -> !pto.ptr<f32, gm>
+    %d = pto.addptr %dst, %off : !pto.ptr<f32, gm> -> !pto.ptr<f32, gm>
+    %ub = pto.castptr %z : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %s, %ub, %z, %len nburst(%one, %len, %len)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.mte_ub_gm %ub, %d, %len nburst(%one, %len, %len)
+      : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
+    return
+  }
+}
+"""
+ROWS_GOLDEN = """import numpy as np
+np.array([{rows}], np.int32).tofile("v3.bin")
+x = np.arange(64, dtype=np.float32)
+x.tofile("v1.bin")
+g = x.copy(); g[16 * ((({rows}) + 15) // 16):] = 0       # one 16-float block per 16 rows
+g.tofile("golden_v2.bin")
+"""
+
+
+def test_inferred_binding_of_a_scalar_read_from_a_file_and_a_computed_block_count(tmp_path):
+    (tmp_path / "main.cpp").write_text(SCALAR_MAIN)
+    (tmp_path / "launch.cpp").write_text(SCALAR_LAUNCH)
+    assert infer_binding(tmp_path) == {
+        "entry": "copy_rows", "args": {"0": "v1.bin", "1": "v2.bin", "2": {"file": "v3.bin"}},
+        "block_dim": "(${2} + (16) - 1) / (16)"}
+
+
+@pytest.mark.parametrize("rows, blocks", [(33, 3), (48, 3), (1, 1)])
+def test_case_reads_the_scalar_and_launches_the_computed_blocks(tmp_path, capsys, rows,
+                                                                blocks):
+    folder = tmp_path / "rows"
+    folder.mkdir()
+    (folder / "kernel.pto").write_text(ROWS_KERNEL)
+    (folder / "golden.py").write_text(ROWS_GOLDEN.format(rows=rows))
+    (folder / "compare.py").write_text(COMPARE)
+    (folder / "main.cpp").write_text(SCALAR_MAIN)
+    (folder / "launch.cpp").write_text(SCALAR_LAUNCH)
+    assert main(["case", str(folder)]) == 0, capsys.readouterr().out
+    assert "PASS  rows" in capsys.readouterr().out
+
+
+def test_c_integer_block_expressions():
+    from ptosim.cases import c_int_expr
+    assert c_int_expr("(${0} + 7) / 8", {0: 9}) == 2
+    assert c_int_expr("-7 / 2", {}) == -3 and c_int_expr("7 % -2", {}) == 1
+    assert c_int_expr("${1} * 2 - ${0}", {0: 1, 1: 5}) == 9
+    with pytest.raises(CaseError, match=r"block_dim '\$\{0\} / 0' is not an integer "
+                                        r"expression ptosim can evaluate"):
+        c_int_expr("${0} / 0", {0: 4})
+    with pytest.raises(CaseError, match=r"is not an integer expression ptosim can evaluate"):
+        c_int_expr("2 ** 3", {})
+
+
+def test_block_count_from_an_unknown_name_is_refused(tmp_path):
+    (tmp_path / "main.cpp").write_text(SCALAR_MAIN)
+    (tmp_path / "launch.cpp").write_text(SCALAR_LAUNCH.replace("perBlock - 1", "mystery - 1"))
+    with pytest.raises(CaseError, match=r"cannot evaluate the block count .*: mystery is not "
+                                        r"a kernel argument or constant; write "
+                                        r"ptosim-case\.json"):
+        infer_binding(tmp_path)
+
+
+def test_a_file_argument_for_a_pointer_is_refused(tmp_path, capsys):
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "kernel.pto").write_text(ROWS_KERNEL)
+    (folder / "golden.py").write_text(ROWS_GOLDEN.format(rows=4))
+    (folder / "ptosim-case.json").write_text(json.dumps(
+        {"args": {"0": {"file": "v1.bin"}, "1": "v2.bin", "2": 4}}))
+    assert main(["case", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert 'ERROR bad (binding): argument 0: {"file": ...} is for scalar parameters; ' \
+           '%src is a pointer (give the file name itself)' in out

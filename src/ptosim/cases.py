@@ -10,7 +10,10 @@ the case folder when there is one::
     {"args": {"0": "v1.bin", "1": "v2.bin", "2": "v3.bin"}, "block_dim": 1}
 
 (parameters by position or name; any other key is a ``ptosim run`` option, as in a batch
-case; ``{"runs": [{...}, {...}]}`` for several launches, run in order on the same files),
+case; ``{"runs": [{...}, {...}]}`` for several launches, run in order on the same files; a
+scalar parameter the host reads from a file is ``{"file": "v8.bin"}``, its first element
+taken as the parameter's type, and ``block_dim`` may be a C integer expression over
+parameters, ``"(${8} + 7) / 8"`` with ``${N}`` the value of parameter N),
 otherwise it is inferred from the host program: each launch's kernel function, the files
 it reads into each device buffer, the constants it passes, and the order of the kernel's
 arguments. An output file the golden script
@@ -92,7 +95,7 @@ def infer_binding(folder: Path) -> dict[str, Any]:
         r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*HOST_TO_DEVICE", main)}
     from_device = {m[1]: m[2] for m in re.finditer(
         r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*DEVICE_TO_HOST", main)}
-    file_of_device: dict[str, str] = {}
+    file_of_device: dict[str, Any] = {}
     for m in re.finditer(r'\w+\(\s*"\./([\w.-]+\.bin)"\s*,([^;]*?)\)', main):
         names = re.findall(r"\b\w+\b", m[2])
         host = next((n for n in names if n in to_device or n in from_device), None)
@@ -100,6 +103,9 @@ def infer_binding(folder: Path) -> dict[str, Any]:
             file_of_device.setdefault(to_device[host], m[1])
         elif host in from_device:
             file_of_device.setdefault(from_device[host], m[1])
+    # a host scalar read from a file (ReadFile("./v8.bin", size, &v8Host, size))
+    for m in re.finditer(r'\w+\(\s*"\./([\w.-]+\.bin)"\s*,[^,;]*,\s*&\s*(\w+)\s*,', main):
+        file_of_device.setdefault(m[2], {"file": m[1]})
     for m in re.finditer(r"case\s+(\d+)\s*:\s*hostBuf\s*=\s*(\w+)\s*;", main):
         if m[2] in to_device:
             file_of_device.setdefault(to_device[m[2]], f"v{m[1]}.bin")
@@ -113,7 +119,7 @@ def infer_binding(folder: Path) -> dict[str, Any]:
     return runs[0] if len(runs) == 1 else {"runs": runs}
 
 
-def _launch(fn: str, actual_text: str, launch: str, file_of_device: dict[str, str],
+def _launch(fn: str, actual_text: str, launch: str, file_of_device: dict[str, Any],
             consts: dict[str, int]) -> dict[str, Any]:
     """One host launch: the kernel it calls, its arguments as files or numbers."""
     # C++ casts around an argument (reinterpret_cast<float *>(dev), (float *)dev) pass it on
@@ -128,8 +134,10 @@ def _launch(fn: str, actual_text: str, launch: str, file_of_device: dict[str, st
         raise CaseError(f"{fn} in launch.cpp has no kernel<<<...>>>(...) launch")
     passed = dict(zip(formal, actual))
     args: dict[str, Any] = {}
+    position: dict[str, int] = {}               # launch-body name -> kernel argument
     for i, text in enumerate(a for a in kernel_call[3].split(",") if a.strip()):
         name = re.sub(r"\([^)]*\)", "", text).strip()      # drop casts
+        position[name] = i
         value = passed.get(name, name)
         if value in file_of_device:
             args[str(i)] = file_of_device[value]
@@ -143,11 +151,67 @@ def _launch(fn: str, actual_text: str, launch: str, file_of_device: dict[str, st
     binding: dict[str, Any] = {"entry": kernel_call[1], "args": args}
     block_dim = kernel_call[2].strip()
     block_dim = passed.get(block_dim, block_dim)
-    if re.fullmatch(r"\d+", block_dim):
+    local = {m[1]: m[2].strip() for m in re.finditer(
+        r"\bconst(?:expr)?\s+(?:u?int(?:8|16|32|64)_t|int|long|size_t|unsigned)\s+(\w+)\s*="
+        r"\s*([^;]+);", body[2])}
+    if block_dim in local:                      # const int32_t blocks = (v9 + 7) / 8;
+        binding["block_dim"] = _block_expr(local[block_dim], local, position, consts)
+    elif re.fullmatch(r"\d+", block_dim):
         binding["block_dim"] = int(block_dim)
     elif block_dim in consts:
         binding["block_dim"] = consts[block_dim]
     return binding
+
+
+def _block_expr(text: str, local: dict[str, str], position: dict[str, int],
+                consts: dict[str, int]) -> int | str:
+    """A launch's block count as a number or a ``${N}`` expression over kernel arguments
+    (names of the launch body's integer constants substituted)."""
+    def name(m: re.Match[str]) -> str:
+        n = m[0]
+        if n in position:
+            return f"${{{position[n]}}}"
+        if n in local:
+            return f"({_block_expr(local[n], local, position, consts)})"
+        if n in consts:
+            return str(consts[n])
+        raise CaseError(f"cannot evaluate the block count {text!r}: {n} is not a kernel "
+                        f"argument or constant; write {BINDING}")
+    expr = re.sub(r"\b[A-Za-z_]\w*\b", name, text)
+    return int(expr) if re.fullmatch(r"\d+", expr) else expr
+
+
+def c_int_expr(expr: str, values: dict[int, int]) -> int:
+    """Evaluate a ``${N}`` block-count expression: integers, + - * / % and parentheses,
+    ``/`` truncating toward zero as in C."""
+    import ast
+
+    text = re.sub(r"\$\{(\d+)\}", lambda m: str(values[int(m[1])]), expr)
+
+    def ev(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp):
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Add):
+                return a + b
+            if isinstance(node.op, ast.Sub):
+                return a - b
+            if isinstance(node.op, ast.Mult):
+                return a * b
+            if isinstance(node.op, (ast.Div, ast.Mod)) and b != 0:
+                q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+                return q if isinstance(node.op, ast.Div) else a - q * b
+        raise CaseError(f"block_dim {expr!r} is not an integer expression ptosim can evaluate")
+    try:
+        return ev(ast.parse(text, mode="eval"))
+    except SyntaxError:
+        raise CaseError(f"block_dim {expr!r} is not an integer expression") from None
 
 
 def binding_of(folder: Path) -> tuple[dict[str, Any], str]:
@@ -177,6 +241,49 @@ def _script(work: Path, name: str, origin: Path) -> tuple[bool, str]:
         return False, f"{name} ran longer than {SCRIPT_TIMEOUT} s"
     text = (done.stdout + done.stderr).strip().splitlines()
     return done.returncode == 0, (text[-1] if text else f"exit {done.returncode}")
+
+
+def _scalars_from_files(run: dict[str, Any], work: Path) -> dict[str, Any]:
+    """``run`` with each ``{"file": F}`` argument replaced by F's first element (read as
+    its parameter's type, after golden.py wrote F) and a ``block_dim`` expression by its
+    value."""
+    args = run.get("args")
+    if not isinstance(args, dict):
+        return run
+    wanted = {k: v for k, v in args.items() if isinstance(v, dict)}
+    block_dim = run.get("block_dim")
+    if not wanted and not isinstance(block_dim, str):
+        return run
+    import numpy as np
+
+    from .kernel import Kernel
+    kernel = Kernel.from_file(work / str(run.get("kernel", "kernel.pto")), run.get("entry"))
+    args = dict(args)
+    for key, spec in wanted.items():
+        p = kernel.param(str(key))
+        path = work / str(spec.get("file", ""))
+        if set(spec) != {"file"} or not path.is_file():
+            raise CaseError(f"argument {key}: {spec!r} names no file the golden script wrote")
+        if p.is_pointer:
+            raise CaseError(f"argument {key}: {{\"file\": ...}} is for scalar parameters; "
+                            f"%{p.name} is a pointer (give the file name itself)")
+        np_type = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+                   "index": np.int64, "f16": np.float16, "f32": np.float32,
+                   "f64": np.float64}.get(str(p.type))
+        data = np.fromfile(path, np_type) if np_type is not None else np.zeros(0)
+        if not data.size:
+            raise CaseError(f"argument {key}: cannot read a {p.type} from {path.name}")
+        args[key] = data[0].item()
+    out = {**run, "args": args}
+    if isinstance(block_dim, str):
+        values = {kernel.param(str(k)).index: v for k, v in args.items()
+                  if isinstance(v, int)}
+        try:
+            out["block_dim"] = c_int_expr(block_dim, values)
+        except KeyError as err:
+            raise CaseError(f"block_dim {block_dim!r} uses argument {err} that has no "
+                            f"integer value") from None
+    return out
 
 
 def run_folder(folder: Path, name: str, options: dict[str, Any] | None = None,
@@ -214,6 +321,7 @@ def run_folder(folder: Path, name: str, options: dict[str, Any] | None = None,
             return result
         for run in runs:                 # launches in order, on the same files (device memory)
             try:
+                run = _scalars_from_files(run, work)
                 case: Case = case_from({"kernel": "kernel.pto", **run, **(options or {})}, work,
                                        f"{name} ({source})", name)
             except PtoError as err:
