@@ -116,7 +116,9 @@ def infer_binding(folder: Path) -> dict[str, Any]:
 def _launch(fn: str, actual_text: str, launch: str, file_of_device: dict[str, str],
             consts: dict[str, int]) -> dict[str, Any]:
     """One host launch: the kernel it calls, its arguments as files or numbers."""
-    actual = [a.strip() for a in actual_text.split(",")]
+    # an actual may be cast on the way (``reinterpret_cast<float *>(v1Device)``, ``(float *)x``)
+    actual = [re.sub(r"^(?:\w+_cast\s*<[^>]*>\s*\(\s*(\w+)\s*\)|\([^()]*\)\s*(\w+))$",
+                     lambda c: c[1] or c[2], a.strip()) for a in actual_text.split(",")]
     body = re.search(re.escape(fn) + r"\s*\((.*?)\)\s*\{(.*?)\n\}", launch, re.S)
     if body is None:
         raise CaseError(f"launch.cpp does not define {fn}")

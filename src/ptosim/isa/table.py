@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import legacy, tile_vector, vector
+from . import legacy, tile_vector, vector, vector_gather, vector_rearrange
 from .spec import Args, Operand, OpSpec
 
 A5 = frozenset({"a5"})
@@ -139,6 +139,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
 
 # Each further family keeps its rows in its own module of this package (``ROWS``).
 _ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS + tile_vector.ROWS + vector.ROWS
+_ROWS += vector_rearrange.ROWS + vector_gather.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"
