@@ -95,6 +95,18 @@ def test_inferred_binding(tmp_path):
                                      "block_dim": 1}
 
 
+@pytest.mark.parametrize("call", [
+    "LaunchCopy(reinterpret_cast<float *>(v2Device),\n             reinterpret_cast<float *>"
+    "(v1Device), stream);",
+    "LaunchCopy((float *)v2Device, (float *) v1Device, stream);"])
+def test_inferred_binding_sees_through_casts_of_launch_arguments(tmp_path, call):
+    """Gym's rearrangement/vsunpack passes its buffers through reinterpret_cast."""
+    (tmp_path / "main.cpp").write_text(MAIN.replace("LaunchCopy(v2Device, v1Device, stream);",
+                                                    call))
+    (tmp_path / "launch.cpp").write_text(LAUNCH)
+    assert infer_binding(tmp_path)["args"] == {"0": "v1.bin", "1": "v2.bin"}
+
+
 def test_inferred_binding_of_two_launches_with_constants(tmp_path):
     """Each Launch is a run (in order, on the same files); named constants resolve."""
     main_cpp = MAIN.replace("  LaunchCopy(v2Device, v1Device, stream);\n",
