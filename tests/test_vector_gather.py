@@ -269,3 +269,19 @@ def test_rows_are_registered():
     for r in vector_gather.ROWS:
         assert REGISTRY[r.name] is r and r.pipe == "V" and r.core == "vector"
         assert callable(getattr(ptosim.Machine, r.method))
+
+
+def test_vgather2_bc_sparse_gate_like_the_gym_case():
+    """Gym gather-scatter/vgather2_bc-sparse-mask, with its vcmps "lt 64" gate computed
+    here: 1024 offsets (17 k + 3) mod 1024 in 16 chunks; only offsets < 64 are gathered. The
+    64 source floats sit at the top of UB, so every other offset would be out of bounds:
+    those lanes issue no request."""
+    table = RNG.uniform(-8, 8, 64).astype(np.float32)
+    m, p = machine_with(table, UB - 256)
+    offsets = (np.arange(1024, dtype=np.int32) * 17 + 3) % 1024
+    got = []
+    for chunk in offsets.reshape(16, 64):
+        gate = Mask.from_lanes(chunk < 64, 32)
+        got.append(m.vgather2_bc(p, VReg.from_lanes(chunk, "i32"), gate).lanes)
+    expect = np.where(offsets < 64, table[np.minimum(offsets, 63)], 0).astype(np.float32)
+    assert np.concatenate(got).tolist() == expect.tolist()

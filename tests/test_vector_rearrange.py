@@ -280,3 +280,16 @@ def test_rows_are_registered():
     for r in vector_rearrange.ROWS:
         assert REGISTRY[r.name] is r and r.pipe == "V" and r.core == "vector"
         assert callable(getattr(ptosim.Machine, r.method))
+
+
+def test_vusqz_and_vsqz_with_the_gym_nontrivial_masks():
+    """Gym rearrangement/vusqz-nontrivial-mask and vsqz-nontrivial-mask place 16 active lanes
+    at fixed positions (there via vcmps "gt" 0 on a seed vector; here as the mask)."""
+    m = ptosim.Machine()
+    pos = [1, 4, 5, 9, 12, 16, 21, 24, 29, 33, 36, 40, 45, 49, 54, 60]
+    act = np.isin(np.arange(64), pos)
+    counts = m.vusqz(VReg.from_lanes(np.arange(64) + 7, "i32"), Mask.from_lanes(act, 32))
+    assert counts.lanes.tolist() == [sum(1 for q in pos if q < i) for i in range(64)]
+    src = RNG.uniform(-8, 8, 64).astype(np.float32)
+    sq = m.vsqz(VReg.from_lanes(src, "f32"), Mask.from_lanes(act, 32))
+    assert sq.lanes.tolist() == src[pos].tolist() + [0.0] * 48 and sqzn(m) == 64
