@@ -250,6 +250,20 @@ def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]
         calls[row.name] = (srcs + scalar + [mask], {})
     calls.update(dsa_calls(m, v, k))
     calls.update(cmp_calls(v, k))
+    # rearrangement and gathers / scatter (ptosim.isa.vector_rearrange / vector_gather)
+    i32 = VReg.from_lanes(np.arange(64, dtype=np.int32) * 3, "i32")
+    calls.update({
+        "vintlv": ([v, v], {}), "vdintlv": ([v, v], {}),
+        "vpack": ([i32, "HIGHER"], {"dtype": "ui16"}),
+        "vsunpack": ([i16, 1], {"dtype": "i32"}), "vzunpack": ([i16, 0], {"dtype": "ui32"}),
+        "vperm": ([v, i32], {}), "vshift": ([v, 3], {}), "vslide": ([v, v, 5], {}),
+        "vsqz": ([v, k], {}), "vusqz": ([i32, k], {}),
+        "vgather2": ([ub32, i32, k], {"dtype": "f32"}),
+        "vgather2_bc": ([ub32, i32, k], {"dtype": "f32"}),
+        "vgatherb": ([ub32, VReg.from_lanes(np.arange(64, dtype=np.int32) * 32, "i32"), k],
+                     {"dtype": "f32"}),
+        "vscatter": ([v, ub32, i32, k], {}),
+    })
     return calls
 
 

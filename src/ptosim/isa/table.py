@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import legacy, tile_vector, vector, vector_cmp, vector_convert, vector_dsa, vector_reduce
+from . import (
+    legacy,
+    tile_vector,
+    vector,
+    vector_cmp,
+    vector_convert,
+    vector_dsa,
+    vector_gather,
+    vector_rearrange,
+    vector_reduce,
+)
 from .spec import Args, Operand, OpSpec
 
 A5 = frozenset({"a5"})
@@ -142,6 +152,7 @@ _ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS + tile_vector.ROWS + vector
 _ROWS += vector_dsa.ROWS
 _ROWS += vector_cmp.ROWS
 _ROWS += vector_convert.ROWS + vector_reduce.ROWS
+_ROWS += vector_rearrange.ROWS + vector_gather.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"
