@@ -431,15 +431,18 @@ def _case(args: argparse.Namespace) -> int:
     """Run case folders in the PTO-Gym layout: golden.py, ptosim run, compare.py."""
     import json
 
-    from .cases import CaseError, case_folders, run_folder
+    from .cases import CaseError, CaseResult, case_folders, run_folder
     from .kernel import UsageError
+    from .tile_cases import run_tile_folder, tile_folders
     roots = [Path(p) for p in args.paths]
     try:
         folders = case_folders(roots)
     except CaseError as err:
         raise UsageError(err.detail) from None
-    if not folders:
-        raise UsageError(f"no kernel.pto under {', '.join(map(str, roots))}")
+    tiles = tile_folders(roots)
+    if not folders and not tiles:
+        raise UsageError(f"no kernel.pto or tile case folder (cases.py, gen_data.py, one .pto) "
+                         f"under {', '.join(map(str, roots))}")
     options: dict[str, Any] = {}
     if args.target:
         options["target"] = args.target
@@ -448,17 +451,21 @@ def _case(args: argparse.Namespace) -> int:
     keep = Path(args.keep) if args.keep else None
     counts: dict[str, int] = {}
     start = time.perf_counter()
-    for folder in folders:
+    total = 0
+    for folder in folders + tiles:
         root = next((r for r in roots if folder == r or r in folder.parents), folder)
         name = str(folder.relative_to(root)) if folder != root else folder.name
-        result = run_folder(folder, name, options, keep)
-        counts[result.status] = counts.get(result.status, 0) + 1
-        print(printable(result.line()), flush=True)
-        if args.show_binding:
-            print(printable(f"      binding: {json.dumps(result.binding)}"))
+        results: list[CaseResult] = run_tile_folder(folder, name, options, keep) \
+            if folder in tiles else [run_folder(folder, name, options, keep)]
+        for result in results:        # a tile folder: one line per cases.py entry
+            total += 1
+            counts[result.status] = counts.get(result.status, 0) + 1
+            print(printable(result.line()), flush=True)
+            if args.show_binding:
+                print(printable(f"      binding: {json.dumps(result.binding)}"))
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    print(f"{len(folders)} case(s): {summary} in {time.perf_counter() - start:.1f} s")
-    return 0 if counts.get("PASS", 0) == len(folders) else 1
+    print(f"{total} case(s): {summary} in {time.perf_counter() - start:.1f} s")
+    return 0 if counts.get("PASS", 0) == total else 1
 
 
 def _check_arg_file(p: Any, path: Path, size: int, ident: tuple[int, int],
