@@ -246,7 +246,8 @@ def _run(args: argparse.Namespace) -> int:
                                 blas_threads=args.blas_threads, op_log=stream,
                                 gm_overrun=args.gm_overrun,
                                 sources={k: str(v) for k, v in files.items()},
-                                dumps=dumps, adopt=not args.initcheck)
+                                dumps=dumps, adopt=not args.initcheck,
+                                provenance=bool(args.compare or args.initcheck))
     finally:
         if dumps:                           # also when the run failed: the state before it
             for line in write_dumps(dumps, dump_dir):
@@ -296,14 +297,14 @@ def _run(args: argparse.Namespace) -> int:
         more = f" (+{len(rows) - 8} more)" if len(rows) > 8 else ""
         end = result.timeline.trace()["otherData"]["end_us"]
         print(printable(f"timeline: {end:.2f} us; pipes busy: {busy or 'none'}{more}"))
-    code = _report_comparisons(goldens, result.outputs, args)
+    code = _report_comparisons(goldens, result.outputs, args, result.provenance)
     if args.initcheck:
-        code = max(code, _initcheck(kernel, values, args, result.outputs))
+        code = max(code, _initcheck(kernel, values, args, result.outputs, result.provenance))
     return code
 
 
 def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
-               outputs: dict[str, np.ndarray]) -> int:
+               outputs: dict[str, np.ndarray], origin: Any = None) -> int:
     """Run again with every on-chip buffer starting as 0xFF bytes instead of zeros: an
     output that changes depends on on-chip bytes nothing wrote (msSanitizer's initcheck,
     judged by what reaches GM)."""
@@ -311,7 +312,7 @@ def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
     again = kernel.run(values, target=args.target, block_dim=args.block_dim, hazards=False,
                        max_ops=args.max_ops or None, ctrl=args.ctrl,
                        force_block_dim=args.force_block_dim, blas_threads=args.blas_threads,
-                       gm_overrun=args.gm_overrun, poison=0xFF)
+                       gm_overrun=args.gm_overrun, poison=0xFF, provenance=True)
     tainted = 0
     for name, got in outputs.items():
         other = again.outputs[name]
@@ -327,6 +328,12 @@ def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
                         f"{result.bad} of {result.count} elements change when on-chip "
                         f"memory starts as 0xFF instead of 0x00; first at "
                         f"{list(result.first[0].index)}"), file=sys.stderr)
+    if tainted and origin is not None:
+        from .interp.provenance import first_tainted
+        culprit = first_tainted(origin, again.provenance)
+        if culprit is not None:             # the op, not only the output
+            print(printable(f"initcheck: first op that used bytes nothing wrote: "
+                            f"{culprit.where}: {culprit.undefined}"), file=sys.stderr)
     if not tainted:
         print("initcheck: no output depends on on-chip bytes nothing wrote")
     return 1 if tainted else 0
@@ -362,7 +369,8 @@ def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]
         raw, _ = read_regular(Path(text), args.max_arg_size or None,
                               what=f" (golden of {p.name})", limit_flag="--max-arg-size")
         want = np.frombuffer(raw[:len(raw) - len(raw) % dt.size], dtype=dt.np)
-        if len(raw) % dt.size or want.size != values[p.name].size:
+        new = not isinstance(values[p.name], np.ndarray)   # a new output: sized by the run
+        if len(raw) % dt.size or (not new and want.size != values[p.name].size):
             raise UsageError(f"{text} has {len(raw)} bytes but {p.name} holds "
                              f"{values[p.name].size} {dt.name} elements "
                              f"({values[p.name].nbytes} bytes)")
@@ -375,8 +383,11 @@ def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]
 
 
 def _report_comparisons(goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | None]],
-                        outputs: dict[str, Any], args: argparse.Namespace) -> int:
-    """Print each comparison; 1 if any output differs from its golden."""
+                        outputs: dict[str, Any], args: argparse.Namespace,
+                        origin: Any = None) -> int:
+    """Print each comparison; 1 if any output differs from its golden. With the run's
+    provenance, the first mismatch is traced back: the op that wrote it, who wrote what
+    that op read, and so on."""
     from .compare import compare
     failed = False
     for name, (want, shape) in goldens.items():
@@ -385,6 +396,14 @@ def _report_comparisons(goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | N
         failed |= not result.ok
         for line in result.render():
             print(printable(line))
+        writer = origin.buffer(f"GM %{name}") if origin is not None and not result.ok else None
+        if writer is not None:
+            first = result.first[0].index
+            flat = int(np.ravel_multi_index(first, result.shape))
+            size = np.asarray(outputs[name]).dtype.itemsize
+            print(printable(f"  where {name}{list(first)} came from:"))
+            for line in origin.lineage(writer, flat * size, (flat + 1) * size):
+                print(printable(line))
     return 1 if failed else 0
 
 
