@@ -126,11 +126,14 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
     if not main_cpp.is_file() or not launch_cpp.is_file():
         raise CaseError(f"no {BINDING} and no main.cpp + launch.cpp to infer the binding from")
     main, launch = _read(main_cpp), _read(launch_cpp)
-    row = re.search(r'\{\s*"' + re.escape(case) + r'"\s*,[^{}]*?\b(Launch\w+)', main)
-    if row is None:
+    row = re.search(r'\{\s*"' + re.escape(case) + r'"\s*,([^{}]*)\}', main)
+    # the row's Launch wrapper (a cast such as (LaunchFn) may name a type first)
+    names = re.findall(r"\b(Launch\w+)", row[1]) if row is not None else []
+    fn = next((n for n in names if re.search(r"\b" + n + r"\s*\([^)]*\)\s*\{", launch)),
+              names[0] if names else None)
+    if fn is None:
         raise CaseError(f"main.cpp has no kCases row for {case!r} naming its Launch function; "
                         f"write {BINDING}")
-    fn = row[1]
     call = re.search(r"(?:\.|\b)launch\w*\s*\(([^;]*)\)\s*;", main)
     if call is None:
         raise CaseError(f"main.cpp has no tc.launch(...) call; write {BINDING}")
