@@ -160,7 +160,7 @@ def test_keep_leaves_the_files_and_run_errors_are_reported(tmp_path, capsys):
 def test_usage_errors(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["case", str(tmp_path / "empty")]) == 2
-    assert "no kernel.pto under" in capsys.readouterr().err
+    assert "no kernel.pto or tile case folder (cases.py, gen_data.py, one .pto) under" in capsys.readouterr().err
     (tmp_path / "f.txt").write_text("x")
     assert main(["case", str(tmp_path / "f.txt")]) == 2
     assert "is not a folder" in capsys.readouterr().err

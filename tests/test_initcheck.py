@@ -40,8 +40,13 @@ def test_clean_kernel_passes(tmp_path, capsys):
 def test_reading_unwritten_ub_is_reported(tmp_path, capsys):
     code, out = run(tmp_path, 128, capsys)             # 64 B in, 128 B out
     assert code == 1
-    assert out.err.strip() == ("initcheck: output y depends on on-chip bytes nothing wrote: "
-                               "16 of 32 elements change when on-chip memory starts as 0xFF "
-                               "instead of 0x00; first at [16]")
+    first, op = out.err.strip().splitlines()
+    assert first == ("initcheck: output y depends on on-chip bytes nothing wrote: "
+                     "16 of 32 elements change when on-chip memory starts as 0xFF "
+                     "instead of 0x00; first at [16]")
+    # and the op that read them (per-op initcheck)
+    assert op.startswith("initcheck: first op that used bytes nothing wrote: ")
+    assert op.endswith("k.pto:12:5 pto.mte_ub_gm (block0.aiv0): ub_src reads block0 aiv0 ub "
+                       "[0, 128), byte 64 never written")
     y = np.fromfile(tmp_path / "y.bin", np.float32)    # the first run's outputs are written
     np.testing.assert_array_equal(y, np.concatenate([np.arange(16), np.zeros(16)]))

@@ -246,7 +246,8 @@ def _run(args: argparse.Namespace) -> int:
                                 blas_threads=args.blas_threads, op_log=stream,
                                 gm_overrun=args.gm_overrun,
                                 sources={k: str(v) for k, v in files.items()},
-                                dumps=dumps, adopt=not args.initcheck)
+                                dumps=dumps, adopt=not args.initcheck,
+                                provenance=bool(args.compare or args.initcheck))
     finally:
         if dumps:                           # also when the run failed: the state before it
             for line in write_dumps(dumps, dump_dir):
@@ -298,14 +299,14 @@ def _run(args: argparse.Namespace) -> int:
         more = f" (+{len(rows) - 8} more)" if len(rows) > 8 else ""
         end = result.timeline.trace()["otherData"]["end_us"]
         print(printable(f"timeline: {end:.2f} us; pipes busy: {busy or 'none'}{more}"))
-    code = _report_comparisons(goldens, result.outputs, args)
+    code = _report_comparisons(goldens, result.outputs, args, result.provenance)
     if args.initcheck:
-        code = max(code, _initcheck(kernel, values, args, result.outputs))
+        code = max(code, _initcheck(kernel, values, args, result.outputs, result.provenance))
     return code
 
 
 def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
-               outputs: dict[str, np.ndarray]) -> int:
+               outputs: dict[str, np.ndarray], origin: Any = None) -> int:
     """Run again with every on-chip buffer starting as 0xFF bytes instead of zeros: an
     output that changes depends on on-chip bytes nothing wrote (msSanitizer's initcheck,
     judged by what reaches GM)."""
@@ -313,7 +314,7 @@ def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
     again = kernel.run(values, target=args.target, block_dim=args.block_dim, hazards=False,
                        max_ops=args.max_ops or None, ctrl=args.ctrl,
                        force_block_dim=args.force_block_dim, blas_threads=args.blas_threads,
-                       gm_overrun=args.gm_overrun, poison=0xFF)
+                       gm_overrun=args.gm_overrun, poison=0xFF, provenance=True)
     tainted = 0
     for name, got in outputs.items():
         other = again.outputs[name]
@@ -329,6 +330,12 @@ def _initcheck(kernel: Any, values: dict[str, Any], args: argparse.Namespace,
                         f"{result.bad} of {result.count} elements change when on-chip "
                         f"memory starts as 0xFF instead of 0x00; first at "
                         f"{list(result.first[0].index)}"), file=sys.stderr)
+    if tainted and origin is not None:
+        from .interp.provenance import first_tainted
+        culprit = first_tainted(origin, again.provenance)
+        if culprit is not None:             # the op, not only the output
+            print(printable(f"initcheck: first op that used bytes nothing wrote: "
+                            f"{culprit.where}: {culprit.undefined}"), file=sys.stderr)
     if not tainted:
         print("initcheck: no output depends on on-chip bytes nothing wrote")
     return 1 if tainted else 0
@@ -364,7 +371,8 @@ def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]
         raw, _ = read_regular(Path(text), args.max_arg_size or None,
                               what=f" (golden of {p.name})", limit_flag="--max-arg-size")
         want = np.frombuffer(raw[:len(raw) - len(raw) % dt.size], dtype=dt.np)
-        if len(raw) % dt.size or want.size != values[p.name].size:
+        new = not isinstance(values[p.name], np.ndarray)   # a new output: sized by the run
+        if len(raw) % dt.size or (not new and want.size != values[p.name].size):
             raise UsageError(f"{text} has {len(raw)} bytes but {p.name} holds "
                              f"{values[p.name].size} {dt.name} elements "
                              f"({values[p.name].nbytes} bytes)")
@@ -377,8 +385,11 @@ def _goldens(kernel: Any, args: argparse.Namespace, values: dict[str, Any]
 
 
 def _report_comparisons(goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | None]],
-                        outputs: dict[str, Any], args: argparse.Namespace) -> int:
-    """Print each comparison; 1 if any output differs from its golden."""
+                        outputs: dict[str, Any], args: argparse.Namespace,
+                        origin: Any = None) -> int:
+    """Print each comparison; 1 if any output differs from its golden. With the run's
+    provenance, the first mismatch is traced back: the op that wrote it, who wrote what
+    that op read, and so on."""
     from .compare import compare
     failed = False
     for name, (want, shape) in goldens.items():
@@ -387,6 +398,14 @@ def _report_comparisons(goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | N
         failed |= not result.ok
         for line in result.render():
             print(printable(line))
+        writer = origin.buffer(f"GM %{name}") if origin is not None and not result.ok else None
+        if writer is not None:
+            first = result.first[0].index
+            flat = int(np.ravel_multi_index(first, result.shape))
+            size = np.asarray(outputs[name]).dtype.itemsize
+            print(printable(f"  where {name}{list(first)} came from:"))
+            for line in origin.lineage(writer, flat * size, (flat + 1) * size):
+                print(printable(line))
     return 1 if failed else 0
 
 
@@ -433,15 +452,18 @@ def _case(args: argparse.Namespace) -> int:
     """Run case folders in the PTO-Gym layout: golden.py, ptosim run, compare.py."""
     import json
 
-    from .cases import CaseError, case_folders, run_folder
+    from .cases import CaseError, CaseResult, case_folders, run_folder
     from .kernel import UsageError
+    from .tile_cases import run_tile_folder, tile_folders
     roots = [Path(p) for p in args.paths]
     try:
         folders = case_folders(roots)
     except CaseError as err:
         raise UsageError(err.detail) from None
-    if not folders:
-        raise UsageError(f"no kernel.pto under {', '.join(map(str, roots))}")
+    tiles = tile_folders(roots)
+    if not folders and not tiles:
+        raise UsageError(f"no kernel.pto or tile case folder (cases.py, gen_data.py, one .pto) "
+                         f"under {', '.join(map(str, roots))}")
     options: dict[str, Any] = {}
     if args.target:
         options["target"] = args.target
@@ -450,17 +472,21 @@ def _case(args: argparse.Namespace) -> int:
     keep = Path(args.keep) if args.keep else None
     counts: dict[str, int] = {}
     start = time.perf_counter()
-    for folder in folders:
+    total = 0
+    for folder in folders + tiles:
         root = next((r for r in roots if folder == r or r in folder.parents), folder)
         name = str(folder.relative_to(root)) if folder != root else folder.name
-        result = run_folder(folder, name, options, keep)
-        counts[result.status] = counts.get(result.status, 0) + 1
-        print(printable(result.line()), flush=True)
-        if args.show_binding:
-            print(printable(f"      binding: {json.dumps(result.binding)}"))
+        results: list[CaseResult] = run_tile_folder(folder, name, options, keep) \
+            if folder in tiles else [run_folder(folder, name, options, keep)]
+        for result in results:        # a tile folder: one line per cases.py entry
+            total += 1
+            counts[result.status] = counts.get(result.status, 0) + 1
+            print(printable(result.line()), flush=True)
+            if args.show_binding:
+                print(printable(f"      binding: {json.dumps(result.binding)}"))
     summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    print(f"{len(folders)} case(s): {summary} in {time.perf_counter() - start:.1f} s")
-    return 0 if counts.get("PASS", 0) == len(folders) else 1
+    print(f"{total} case(s): {summary} in {time.perf_counter() - start:.1f} s")
+    return 0 if counts.get("PASS", 0) == total else 1
 
 
 def _check_arg_file(p: Any, path: Path, size: int, ident: tuple[int, int],

@@ -84,6 +84,7 @@ class RunResult:
     seconds: float
     target: str
     entry: str
+    provenance: Any = None              # interp.provenance.Provenance when asked for
 
 
 class Kernel:
@@ -165,7 +166,7 @@ class Kernel:
             blas_threads: int | None = None, op_log: TextIO | None = None,
             gm_overrun: str = "error", sources: Mapping[str, str] | None = None,
             poison: int | None = None, dumps: list[DumpRequest] | None = None,
-            adopt: bool = False) -> RunResult:
+            adopt: bool = False, provenance: bool = False) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array or `NEW` for pointers,
         number for scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -184,7 +185,8 @@ class Kernel:
         copy after given kernel lines (`interp.dump`); each request receives its bytes,
         also when the run fails. ``adopt``: the pointer arguments' arrays (C-contiguous,
         writable, of the element type) become GM itself and the outputs are views of them:
-        no copies, but the kernel writes into your arrays."""
+        no copies, but the kernel writes into your arrays. ``provenance``: record which op
+        wrote each byte and what it read (`interp.provenance`; ``RunResult.provenance``)."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -227,7 +229,9 @@ class Kernel:
         timeline = Timeline(m.target, self.locate) if trace else None
         oplog = OpLog(op_log, self.locate, namer) if op_log is not None else None
         dumper = Dumper(dumps, m, self.locate) if dumps else None
-        parts = [o for o in (checker, timeline, oplog, dumper) if o is not None]
+        from .interp.provenance import Provenance
+        origin = Provenance(self.locate, namer) if provenance else None
+        parts = [o for o in (checker, timeline, oplog, dumper, origin) if o is not None]
         observer = parts[0] if len(parts) == 1 else Observers(*parts) if parts else None
         log = warnings if warnings is not None else WarningLog(self.locate)
         start = time.perf_counter()
@@ -250,7 +254,7 @@ class Kernel:
         stored = frozenset(p.name for p, ptr in zip(self.params, values)
                            if p.is_pointer and m.gm_stored(ptr))
         return RunResult(outs, stored, findings, log.diagnostics, timeline, m, ex.ops_executed,
-                         seconds, tgt, self.entry)
+                         seconds, tgt, self.entry, origin)
 
 
 Kernel.run = api_guard("Kernel.run", Kernel.run)  # type: ignore[method-assign]

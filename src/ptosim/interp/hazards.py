@@ -37,6 +37,7 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from ..isa import OpSpec
 from ..machine import Runs
+from ..ops.common import run_starts
 from .diagnostics import render
 from .executor import Core, pipe_name
 
@@ -62,11 +63,7 @@ class _Access:
 def _run_starts(a: _Access) -> tuple[np.ndarray, int]:
     if a.runs is None:
         return np.array([a.start], np.int64), a.end - a.start
-    length, dims = a.runs
-    starts = np.array([a.start], np.int64)
-    for count, stride in dims:
-        starts = (starts[:, None] + np.arange(count, dtype=np.int64) * stride).ravel()
-    return starts, length
+    return run_starts(a.start, a.runs), a.runs[0]
 
 
 def shared_bytes(a: _Access, b: _Access) -> tuple[int, int] | None:

@@ -112,6 +112,21 @@ def runs(length: int, dims: Sequence[tuple[int, int]]) -> tuple | None:
     return length, live
 
 
+def run_starts(start: int, runs: tuple) -> np.ndarray:
+    """Where each run of a strided access (`machine.Runs`, from ``start``) begins."""
+    starts = np.array([start], np.int64)
+    for count, stride in runs[1]:
+        starts = (starts[:, None] + np.arange(count, dtype=np.int64) * stride).ravel()
+    return starts
+
+
+def run_bytes(start: int, runs: tuple, limit: int) -> np.ndarray:
+    """The byte offsets a strided access touches (`machine.Runs` from ``start``), below
+    ``limit``, ascending and without repeats."""
+    offsets = (run_starts(start, runs)[:, None] + np.arange(runs[0], dtype=np.int64)).ravel()
+    return np.unique(offsets[offsets < limit])
+
+
 def strided(buf: np.ndarray, start: int, dims: Sequence[tuple[int, int]], tail: Sequence[int],
             tail_strides: Sequence[int], dt: np.dtype) -> np.ndarray:
     """View of ``buf`` with axes ``dims`` (count, byte stride; outer first) then ``tail``."""

@@ -1,0 +1,302 @@
+"""Run tile-level case folders in the public PTO-Gym layout::
+
+    <op>/<op>.pto  cases.py  gen_data.py  compare.py  main.cpp  launch.cpp
+
+``cases.py`` lists the sub-cases (``CASES``, each with a ``name``); ``gen_data.py`` writes
+each sub-case's inputs and ``golden.bin`` into ``<name>/``; ``compare.py [NAME]`` compares
+``<name>/output.bin`` with the golden. ptosim copies the folder to a scratch folder, runs
+``gen_data.py`` once, then per sub-case runs the kernel function that sub-case launches and
+``compare.py NAME``: one line per sub-case.
+
+The binding comes from ``ptosim-case.json`` when the folder has one — a template applied
+to every sub-case, ``{name}`` standing for the sub-case's name and file names relative to
+its folder::
+
+    {"entry": "TADD_{name}", "args": {"0": "input1.bin", "1": "input2.bin", "2": "output.bin"}}
+
+otherwise it is read from the host program: the ``kCases`` row naming the sub-case gives
+its launch wrapper, ``tc.launch(...)`` the device buffers passed, ``ReadFile`` /
+``WriteFile`` + ``aclrtMemcpy`` which file each buffer holds, and ``launch.cpp`` the kernel
+the wrapper calls, its argument order and the constants it passes. A device buffer no file
+feeds (an output or a scratch buffer) is bound to a new file ``<name>/<buffer>.bin`` (the
+output keeps the name ``WriteFile`` gives it); an output the kernel leaves shorter than the
+sub-case's ``golden.bin`` is zero-extended to that size, as the host copies back the whole
+device allocation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .batch import case_from, run_case
+from .cases import BINDING, SCRIPT_TIMEOUT, CaseError, CaseResult
+from .errors import PtoError
+
+_FILE = re.compile(r'"(?:\./|/)?([\w.-]+\.bin)"')
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[fFuUlL]*")
+
+
+def is_tile_folder(p: Path) -> bool:
+    """A tile case folder: cases.py, gen_data.py and one .pto kernel."""
+    return ((p / "cases.py").is_file() and (p / "gen_data.py").is_file()
+            and len(list(p.glob("*.pto"))) == 1)
+
+
+def tile_folders(paths: list[Path]) -> list[Path]:
+    """The tile case folders among ``paths`` and below them (any depth)."""
+    found: list[Path] = []
+    for p in paths:
+        if is_tile_folder(p):
+            found.append(p)
+        elif p.is_dir():
+            found += sorted(c.parent for c in p.rglob("cases.py") if is_tile_folder(c.parent))
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise CaseError(f"cannot read {path}: {err.strerror}") from None
+
+
+def _ident(expr: str) -> str:
+    """The buffer a C++ argument expression names: the last identifier after casts
+    (``static_cast<float *>(dev)``, ``(float *)dev``), or the literal itself."""
+    expr = expr.strip()
+    if _NUMBER.fullmatch(expr):
+        return expr
+    names = re.findall(r"[A-Za-z_]\w*", re.sub(r"<[^<>]*>", "", expr))
+    return names[-1] if names else expr
+
+
+def _number(text: str) -> int | float | None:
+    if not _NUMBER.fullmatch(text.strip()):
+        return None
+    t = text.strip().rstrip("fFuUlL")
+    return float(t) if any(c in t for c in ".eE") else int(t)
+
+
+def _constants(*sources: str) -> dict[str, int | float]:
+    """Named numeric constants: ``[static] [constexpr|const] T NAME = 5.0f;`` and
+    ``#define NAME 5``."""
+    found: dict[str, int | float] = {}
+    for text in sources:
+        for m in re.finditer(r"\b(?:const|constexpr)\s+[\w:]+\s+(\w+)\s*=\s*([^;]+);", text):
+            value = _number(m[2])
+            if value is not None:
+                found.setdefault(m[1], value)
+        for m in re.finditer(r"^\s*#define\s+(\w+)\s+(\S+)\s*$", text, re.M):
+            value = _number(m[2])
+            if value is not None:
+                found.setdefault(m[1], value)
+    return found
+
+
+def _split_args(text: str) -> list[str]:
+    """Top-level comma split (casts may hold parentheses and angle brackets)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur)
+    return [a.strip() for a in out]
+
+
+def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
+    """The binding of sub-case ``case`` implied by the host program (see module doc)."""
+    main_cpp, launch_cpp = folder / "main.cpp", folder / "launch.cpp"
+    if not main_cpp.is_file() or not launch_cpp.is_file():
+        raise CaseError(f"no {BINDING} and no main.cpp + launch.cpp to infer the binding from")
+    main, launch = _read(main_cpp), _read(launch_cpp)
+    row = re.search(r'\{\s*"' + re.escape(case) + r'"\s*,([^{}]*)\}', main)
+    # the row's Launch wrapper (a cast such as (LaunchFn) may name a type first)
+    names = re.findall(r"\b(Launch\w+)", row[1]) if row is not None else []
+    fn = next((n for n in names if re.search(r"\b" + n + r"\s*\([^)]*\)\s*\{", launch)),
+              names[0] if names else None)
+    if fn is None:
+        raise CaseError(f"main.cpp has no kCases row for {case!r} naming its Launch function; "
+                        f"write {BINDING}")
+    call = re.search(r"(?:\.|\b)launch\w*\s*\(([^;]*)\)\s*;", main)
+    if call is None:
+        raise CaseError(f"main.cpp has no tc.launch(...) call; write {BINDING}")
+    actual = [_ident(a) for a in _split_args(call[1])]
+    to_device = {m[2]: m[1] for m in re.finditer(
+        r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*HOST_TO_DEVICE", main)}
+    from_device = {m[1]: m[2] for m in re.finditer(
+        r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*DEVICE_TO_HOST", main)}
+    file_of_device: dict[str, str] = {}
+    hits = list(_FILE.finditer(main))
+    for k, m in enumerate(hits):
+        # the host buffer named after the file name, before the statement or next file ends
+        end = min(main.find(";", m.end()) % (len(main) + 1),
+                  hits[k + 1].start() if k + 1 < len(hits) else len(main))
+        names = re.findall(r"\b\w+\b", main[m.end():end])
+        host = next((n for n in names if n in to_device or n in from_device), None)
+        if host is not None:
+            device = to_device.get(host) or from_device[host]
+            file_of_device.setdefault(device, m[1])
+    body = re.search(re.escape(fn) + r"\s*\(([^)]*)\)\s*\{(.*?)\n\}", launch, re.S)
+    if body is None:
+        raise CaseError(f"launch.cpp does not define {fn}")
+    formal = [re.split(r"[\s*&]+", p.strip())[-1] for p in body[1].split(",") if p.strip()]
+    kernel = re.search(r"(\w+)\s*<<<\s*([^,>]+)\s*,.*?>>>\s*\((.*?)\)\s*;", body[2], re.S)
+    if kernel is None:
+        raise CaseError(f"{fn} in launch.cpp has no kernel<<<...>>>(...) launch")
+    passed = dict(zip(formal, actual))
+    consts = _constants(launch, main)
+    args: dict[str, Any] = {}
+    for i, text in enumerate(_split_args(kernel[3])):
+        name = _ident(text)
+        value = passed.get(name, name)
+        if value in file_of_device:
+            args[str(i)] = file_of_device[value]
+        elif value in from_device.values() or value in to_device.values() or \
+                value.endswith("Device"):
+            args[str(i)] = f"{value}.bin"          # an output or scratch buffer: a new file
+        elif _number(value) is not None:
+            args[str(i)] = _number(value)
+        elif value in consts:
+            args[str(i)] = consts[value]
+        else:
+            raise CaseError(f"cannot tell what kernel argument {i} ({name}) is from the host "
+                            f"program; write {BINDING}")
+    binding: dict[str, Any] = {"entry": kernel[1], "args": args}
+    blocks = passed.get(kernel[2].strip(), kernel[2].strip())
+    if isinstance(_number(blocks), int):
+        binding["block_dim"] = _number(blocks)
+    elif isinstance(consts.get(blocks), int):
+        binding["block_dim"] = consts[blocks]
+    return binding
+
+
+def _template(obj: Any, case: str) -> Any:
+    """Substitute ``{name}`` in every string of a binding template."""
+    if isinstance(obj, str):
+        return obj.replace("{name}", case)
+    if isinstance(obj, dict):
+        return {k: _template(v, case) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_template(v, case) for v in obj]
+    return obj
+
+
+def _script(work: Path, argv: list[str], origin: Path) -> tuple[bool, str]:
+    """Run a case script in the scratch folder with the case's and its family's folders on
+    the import path (the scripts import cases.py and the family's st_common.py)."""
+    env = dict(os.environ)
+    paths = [str(work), str(origin), str(origin.parent), env.get("PYTHONPATH", "")]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    try:
+        done = subprocess.run([sys.executable, *argv], cwd=work, capture_output=True,
+                              text=True, timeout=SCRIPT_TIMEOUT, env=env)
+    except subprocess.TimeoutExpired:
+        return False, f"{argv[0]} ran longer than {SCRIPT_TIMEOUT} s"
+    text = (done.stdout + done.stderr).strip().splitlines()
+    return done.returncode == 0, (text[-1] if text else f"exit {done.returncode}")
+
+
+def _case_names(work: Path, origin: Path) -> list[str]:
+    ok, out = _script(work, ["-c", "import json, cases; print(json.dumps("
+                                   "[c['name'] for c in cases.CASES]))"], origin)
+    if not ok:
+        raise CaseError(f"cases.py: {out}")
+    names = json.loads(out)
+    if not names:
+        raise CaseError("cases.py lists no CASES")
+    return [str(n) for n in names]
+
+
+def run_tile_folder(folder: Path, name: str, options: dict[str, Any] | None = None,
+                    keep: Path | None = None) -> list[CaseResult]:
+    """Run every sub-case of one tile case folder (see module doc); one result each."""
+    origin = folder.resolve()
+    template: dict[str, Any] | None = None
+    if (folder / BINDING).is_file():
+        try:
+            template = json.loads(_read(folder / BINDING))
+        except json.JSONDecodeError as err:
+            return [CaseResult(name, "ERROR", "binding", f"{BINDING}: not JSON: {err.msg}")]
+        if not isinstance(template, dict):
+            return [CaseResult(name, "ERROR", "binding", f"{BINDING}: a binding is a JSON "
+                                                         "object")]
+    kernel = next(folder.glob("*.pto")).name
+    results: list[CaseResult] = []
+    with tempfile.TemporaryDirectory(prefix="ptosim-tcase-") as tmp:
+        work = keep / name.replace("/", "_") if keep is not None else Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        for f in folder.iterdir():
+            if f.is_file() and f.name != BINDING:
+                shutil.copy2(f, work / f.name)
+        try:
+            cases = _case_names(work, origin)
+        except CaseError as err:
+            return [CaseResult(name, "ERROR", "cases", err.detail)]
+        ok, detail = _script(work, ["gen_data.py"], origin)
+        if not ok:
+            return [CaseResult(name, "ERROR", "golden", detail)]
+        for case in cases:
+            results.append(_run_case(work, origin, kernel, f"{name}/{case}", case, template,
+                                     options or {}))
+    return results
+
+
+def _run_case(work: Path, origin: Path, kernel: str, label: str, case: str,
+              template: dict[str, Any] | None, options: dict[str, Any]) -> CaseResult:
+    start = time.perf_counter()
+    result = CaseResult(label, "ERROR")
+    try:
+        binding = _template(template, case) if template is not None else \
+            infer_tile_binding(origin, case)
+    except CaseError as err:
+        result.stage, result.detail = "binding", err.detail
+        return result
+    sub = work / case
+    args = {k: (f"{case}/{v}" if isinstance(v, str) and v.endswith(".bin") else v)
+            for k, v in binding.get("args", {}).items()}
+    result.binding = {**binding, "args": args}
+    try:
+        run = case_from({"kernel": kernel, **binding, "args": args, **options}, work,
+                        f"{label} ({BINDING if template is not None else 'main.cpp'})", label)
+    except PtoError as err:
+        result.stage, result.detail = "binding", err.detail
+        return result
+    fresh = [v for v in args.values() if isinstance(v, str) and not (work / v).exists()]
+    outcome = run_case(run)
+    if not outcome.ok:
+        lines = (outcome.stderr or outcome.stdout).strip().splitlines()
+        result.stage = "run"
+        result.detail = next((t for t in lines if ": error: " in t or t.startswith("ptosim:")),
+                             lines[-1] if lines else f"exit {outcome.code}")
+        return result
+    golden = sub / "golden.bin"
+    for value in fresh:                   # the host copies back the whole allocation
+        out = work / value
+        if golden.is_file() and out.is_file() and out.stat().st_size < golden.stat().st_size:
+            with out.open("ab") as fh:
+                fh.write(bytes(golden.stat().st_size - out.stat().st_size))
+    if (work / "compare.py").is_file():
+        ok, detail = _script(work, ["compare.py", case], origin)
+        result.status, result.stage = ("PASS", "") if ok else ("FAIL", "compare")
+        result.detail = "" if ok else detail
+    else:
+        result.status, result.detail = "PASS", "ran (no compare.py)"
+    result.seconds = time.perf_counter() - start
+    return result

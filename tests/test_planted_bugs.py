@@ -1,0 +1,142 @@
+"""Issue 16's planted-bug scenarios: five small kernels, each with one bug, and the real
+CLI leading from "the result is wrong" to the faulty op (--compare's trace back, --log,
+--dump, --initcheck)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptosim.cli import main
+
+T = "!pto.tile_buf<vec, 16x16xf32>"
+V = "!pto.tensor_view<16x16xf32>"
+
+
+def kernel(a_strides: str = "[%c16, %c1]", c_strides: str = "[%c16, %c1]",
+           y_addr: str = "", load_b: bool = True) -> str:
+    """c = a + b on 16 x 16 f32 tiles; line numbers: tload a 13, tload b 14, tadd 17,
+    tstore 20 (the tests name them; the wrong-stride kernel has one line more)."""
+    load = (f"    pto.tload ins(%bv : {V}) outs(%y : {T})" if load_b
+            else "    // (tload of b forgotten)")
+    return f"""module attributes {{pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+  func.func @add(%a: !pto.ptr<f32, gm>, %b: !pto.ptr<f32, gm>, %c: !pto.ptr<f32, gm>) attributes {{pto.aicore}} {{
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c0_i64 = arith.constant 0 : i64
+    %av = pto.make_tensor_view %a, shape = [%c16, %c16], strides = {a_strides} : {V}
+    %bv = pto.make_tensor_view %b, shape = [%c16, %c16], strides = [%c16, %c1] : {V}
+    %cv = pto.make_tensor_view %c, shape = [%c16, %c16], strides = {c_strides} : {V}
+    %x = pto.alloc_tile addr = %c0_i64 : {T}
+    %y = pto.alloc_tile{y_addr} : {T}
+    %z = pto.alloc_tile : {T}
+    //
+    pto.tload ins(%av : {V}) outs(%x : {T})
+{load}
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.tadd ins(%x, %y : {T}, {T}) outs(%z : {T})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%z : {T}) outs(%cv : {V})
+    return
+  }}
+}}
+"""
+
+
+A = np.arange(256, dtype=np.float32).reshape(16, 16)
+B = (np.arange(256, dtype=np.float32).reshape(16, 16) * 1000)
+
+
+def setup(tmp_path: Path, text: str, golden: np.ndarray) -> list[str]:
+    (tmp_path / "k.pto").write_text(text)
+    A.tofile(tmp_path / "a.bin")
+    B.tofile(tmp_path / "b.bin")
+    golden.astype(np.float32).tofile(tmp_path / "g.bin")
+    return [str(tmp_path / "k.pto"), "--arg", f"a={tmp_path / 'a.bin'}",
+            "--arg", f"b={tmp_path / 'b.bin'}", "--arg", f"c={tmp_path / 'c.bin'}"]
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["run", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def trace_back(out: str) -> list[str]:
+    lines = out.splitlines()
+    start = next(i for i, t in enumerate(lines) if "came from:" in t)
+    return lines[start + 1:]
+
+
+def test_the_correct_kernel_matches(tmp_path, capsys):
+    argv = setup(tmp_path, kernel(), A + B)
+    code, out, _ = run([*argv, "--compare", "c=g.bin".replace("g.bin", str(tmp_path / "g.bin"))],
+                       capsys)
+    assert code == 0 and "compare c: all 256 elements (256) match" in out
+
+
+def test_wrong_stride_leads_to_the_load_that_reads_too_little(tmp_path, capsys):
+    # a's view steps 8 elements per row instead of 16: the load reads 8 x 15 + 16 elements
+    argv = setup(tmp_path, kernel(a_strides="[%c8, %c1]").replace(
+        "%c16 = arith.constant 16 : index", "%c16 = arith.constant 16 : index\n"
+        "    %c8 = arith.constant 8 : index", 1), A + B)
+    code, out, _ = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}", "--shape", "c=16x16"],
+                       capsys)
+    assert code == 1
+    assert "rows with a mismatch: 1-15" in out
+    chain = trace_back(out)
+    assert chain[0].startswith("  written by ") and " pto.tstore " in chain[0]
+    load_a = next(t for t in chain if "GM %a" in t)
+    # 136 f32 elements = 544 bytes, where b's correct load reads 1024
+    assert ":14:5 pto.tload " in load_a and "GM %a (" in load_a and "[0, 544)" in load_a
+    assert any("GM %b" in t and "[0, 1024)" in t for t in chain)
+
+
+def test_missing_transpose_shows_in_the_dump_of_the_loaded_tile(tmp_path, capsys):
+    # the golden wants a + b^T; b is loaded as stored (ND) where a DN view was needed
+    argv = setup(tmp_path, kernel(), A + B.T)
+    code, out, err = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}", "--shape", "c=16x16",
+                          "--dump", "ub@14", "--dump-dir", str(tmp_path)], capsys)
+    assert code == 1
+    chain = trace_back(out)
+    assert any(":14:5 pto.tload " in t and "GM %b" in t for t in chain)
+    # the tile the load of line 14 wrote (tadd's second operand) holds b, not b^T
+    ub = np.load(tmp_path / "dump-ub-L14.npy").view(np.float32)
+    y_start = int(next(t for t in chain if " pto.tadd " in t).split("ub [")[2].split(",")[0])
+    np.testing.assert_array_equal(ub[y_start // 4:y_start // 4 + 256].reshape(16, 16), B)
+    assert "dump-ub-L14.npy" in err
+
+
+def test_wrong_layout_of_the_output_is_an_error_at_the_store(tmp_path, capsys):
+    # c described column-major (strides [1, 16]) for an ND store: the run stops at the op
+    argv = setup(tmp_path, kernel(c_strides="[%c1, %c16]"), A + B)
+    log = tmp_path / "ops.log"
+    code, _, err = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}", "--log", str(log)],
+                       capsys)
+    assert code == 1
+    assert "k.pto:20:5: error: TSTORE: an ND view's innermost stride t4 must be 1" in err
+    assert any(":17:5 " in t and "pto.tadd" in t for t in log.read_text().splitlines())
+
+
+def test_overlapping_operands_show_one_load_feeding_both(tmp_path, capsys):
+    # y placed at byte 0, on top of x: b's load overwrites a's tile
+    argv = setup(tmp_path, kernel(y_addr=" addr = %c0_i64"), A + B)
+    code, out, _ = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}", "--shape", "c=16x16"],
+                       capsys)
+    assert code == 1
+    chain = trace_back(out)
+    add = next(t for t in chain if " pto.tadd " in t)
+    assert add.count("block0 aiv0 ub [0, 1024)") == 2       # both operands, same bytes
+    sources = [t for t in chain if "<- from" in t and " pto.tload " in t]
+    assert len(sources) == 1 and ":14:5 pto.tload " in sources[0]   # only b's load
+
+
+def test_uninitialised_read_is_named_at_the_op(tmp_path, capsys):
+    argv = setup(tmp_path, kernel(load_b=False), A + B)
+    code, out, err = run([*argv, "--initcheck"], capsys)
+    assert code == 1
+    assert "initcheck: output c depends on on-chip bytes nothing wrote" in err
+    line = next(t for t in err.splitlines() if t.startswith("initcheck: first op"))
+    assert ":17:5 pto.tadd (block0.aiv0)" in line and "never written" in line
