@@ -430,6 +430,16 @@ def _int_cast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [wrap(x, dst_w)]
 
 
+def _conversion_cast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """``builtin.unrealized_conversion_cast`` between integer types (PTO-Gym kernels turn a
+    ui32 argument into the signless i32 an op wants): the same bits, re-wrapped."""
+    if len(op.operands) != 1 or len(op.results) != 1:
+        raise KernelError(f"{op.name}: ptosim casts one integer to one integer, got "
+                          f"{len(op.operands)} operands and {len(op.results)} results")
+    src_w, dst_w = _int_width(op.operands[0].type), _int_width(op.results[0].type)
+    return [wrap(_unsigned(st.env[op.operands[0]], src_w), dst_w)]
+
+
 def _to_float(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     x = st.env[op.operands[0]]
     if op.name == "arith.uitofp":
@@ -583,6 +593,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     **{name: _float_binary for name in _FLOAT_BIN},
     **{name: _int_cast for name in ("arith.index_cast", "arith.index_castui", "arith.extsi",
                                      "arith.extui", "arith.trunci")},
+    "builtin.unrealized_conversion_cast": _conversion_cast,
     "arith.sitofp": _to_float, "arith.uitofp": _to_float,
     "arith.fptosi": _to_int, "arith.fptoui": _to_int,
     "arith.extf": _float_cast, "arith.truncf": _float_cast,

@@ -1,0 +1,63 @@
+"""Irregular vector tile ops (issue 14): sorts (``pto.tsort32``, ``pto.tmrgsort``), gathers and
+scatters (``pto.tgather``, ``pto.tgatherb``, ``pto.tscatter``), ``pto.trandom`` and
+``pto.tprint``. One row each in the generic DPS text family (``syntax="tile_dps"``: tiles and
+scalars in ``ins(...)``, the destination in ``outs(...)``), Python face destination first
+(``m.TSORT32(dst, src, idx)``, as pto-isa's C++ ``TSORT32(dst, src, idx)``).
+
+A row's ``impl`` is a `TileRule` naming its semantics in `ptosim.tile.sort.FAMILIES`; each
+family checks its own static rules (element types and shapes differ per operand here, unlike
+the uniform elementwise rows of `ptosim.isa.tile_vector`). docs/semantics.md "Sorts, gathers,
+scatters, random" records the decisions and evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .spec import Args, Operand, OpSpec
+
+
+@dataclass(frozen=True)
+class TileRule:
+    """``family``: the semantics in `ptosim.tile.sort.FAMILIES`; ``text_defaults``: keywords
+    a ``.pto`` op always passes."""
+
+    family: str
+    text_defaults: tuple[tuple[str, object], ...] = ()
+
+
+def _work(args: Args) -> tuple[int, int]:
+    """One operation per element of the largest tile's valid region."""
+    best, size = 0, 4
+    for a in args:
+        valid = getattr(a, "valid", None)
+        if valid is not None and valid[0] * valid[1] > best:
+            best, size = valid[0] * valid[1], a.dtype.size
+    return best, size
+
+
+def _row(name: str, family: str, ins: tuple[Operand, ...],
+         attrs: tuple[tuple[str, str], ...] = (),
+         text_defaults: tuple[tuple[str, object], ...] = (), dst_role: str = "W") -> OpSpec:
+    return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax="tile_dps",
+                  operands=(Operand("dst", "tile", dst_role), *ins),
+                  impl=TileRule(family, text_defaults), attrs=attrs)
+
+
+def _t(name: str, role: str = "R", optional: bool = False) -> Operand:
+    return Operand(name, "tile", role, optional=optional)
+
+
+def _s(name: str) -> Operand:
+    return Operand(name, "scalar")
+
+
+ROWS: tuple[OpSpec, ...] = (
+    # tmp (unaligned tails) is scratch the op writes: role W for the hazard checker
+    _row("tsort32", "sort32", (_t("src"), _t("idx"), _t("tmp", "W", optional=True))),
+    _row("trandom", "random", tuple(_s(n) for n in ("key0", "key1", "counter0", "counter1",
+                                                    "counter2", "counter3")),
+         (("rounds", "rounds"),)),
+    _row("tgatherb", "gatherb", (_t("src"), _t("offsets"))),
+    _row("tscatter", "scatter", (_t("src"), _t("indexes")), dst_role="RW"),
+)

@@ -1,0 +1,275 @@
+"""Semantics of the irregular vector tile ops (rows in `ptosim.isa.tile_sort`): TSORT32,
+TRANDOM, TGATHERB, TSCATTER.
+
+Each family binds its operands, checks its static rules before a byte moves (Vec role, ND
+layout, element types, shapes), computes with numpy over the valid region and writes what
+pto-isa's a5 code writes (``include/pto/npu/a5/T<Op>.hpp``). docs/semantics.md "Sorts,
+gathers, scatters, random" records each decision and its evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import DtypeError, PtoTypeError, PtoValueError, VerifyError
+from ..isa.spec import OpSpec
+from ..isa.tile_sort import TileRule
+from ..isa.tile_vector import bind, signature
+from .tile import Tile
+from .vector import _check_tile, _kind, _nd
+
+if TYPE_CHECKING:
+    from .ops import TileOps
+
+Family = Callable[["TileOps", str, dict[str, Any], dict[str, Any]], None]
+
+
+def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
+    op = spec.method or spec.name.upper()
+    if not args:
+        raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
+    dst, ins = args[0], list(args[1:])
+    names = bind(spec, tuple(_kind(x) for x in ins))
+    if names is None:
+        got = ", ".join(_kind(x) for x in ins)
+        raise PtoTypeError(f"operands after dst must be {signature(spec)}, got ({got})", op=op)
+    known = {k for _, k in spec.attrs}
+    for key in kw:
+        if key not in known:
+            raise PtoTypeError(f"unknown keyword {key!r}; known: "
+                               f"{', '.join(sorted(known)) or 'none'}", op=op)
+    vals: dict[str, Any] = dict(zip(names, ins))
+    vals["dst"] = dst
+    for name, v in vals.items():
+        if isinstance(v, Tile) or name == "dst":
+            _check_tile(op, name, v, m)
+    rule: TileRule = spec.impl
+    FAMILIES[rule.family](m, op, vals, kw)
+
+
+def _dtype_in(op: str, name: str, t: Tile, allowed: Sequence[str], m: TileOps) -> None:
+    legal = [d for d in allowed if m.target.has_dtype(d)]
+    if t.dtype.name not in legal:
+        raise DtypeError(f"{name} element type must be one of {', '.join(legal)}, got "
+                         f"{t.dtype.name}", op=op, operand=name)
+
+
+def _rows_u8(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
+    """The whole tile as (rows, row bytes) uint8: a writable view of its buffer."""
+    return _nd(m, t, access, operand).view(np.uint8).reshape(t.rows, t.cols * t.dtype.size)
+
+
+# --- TSORT32 -------------------------------------------------------------------------------
+BLOCK = 32                 # records per vbitsort repeat
+RECORD = 8                 # bytes per (score, index) record
+MAX_UB_TMP = 32 * 255      # bytes one UB->UB copy moves: the a5 tail path's threshold
+_NEG_INF = {"f32": np.uint32(0xFF800000), "f16": np.uint16(0xFC00)}
+
+
+def _sort32(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src, idx, tmp = v["dst"], v["src"], v["idx"], v.get("tmp")
+    _dtype_in(op, "src", src, ("f16", "f32"), m)
+    if dst.dtype.name != src.dtype.name:
+        raise DtypeError(f"dst is {dst.dtype.name} but src is {src.dtype.name}: they must "
+                         f"match", op=op, operand="dst")
+    _dtype_in(op, "idx", idx, ("ui32",), m)
+    rows, cols = dst.valid[0], src.valid[1]
+    if src.valid[0] < rows:
+        raise VerifyError(f"src has {src.valid[0]} valid rows but dst {rows}", op=op,
+                          operand="src")
+    if idx.valid[0] not in (1, rows):
+        raise VerifyError(f"idx must have 1 valid row (shared) or dst's {rows}, got "
+                          f"{idx.valid[0]}", op=op, operand="idx")
+    blocks = -(-cols // BLOCK)
+    span = blocks * BLOCK                    # records written per row (a tail is padded)
+    if cols % BLOCK and tmp is None:
+        raise VerifyError(f"src valid cols {cols} is not a multiple of {BLOCK}: the tail "
+                          f"block needs the tmp operand", op=op, operand="src")
+    if span * RECORD > dst.cols * dst.dtype.size:
+        raise VerifyError(f"dst rows hold {dst.cols * dst.dtype.size} bytes but {blocks} "
+                          f"blocks of {BLOCK} records take {span * RECORD}", op=op,
+                          operand="dst")
+    esize = src.dtype.size
+    if tmp is not None and cols % BLOCK:
+        if tmp.dtype.name != src.dtype.name:
+            raise DtypeError(f"tmp is {tmp.dtype.name} but src is {src.dtype.name}", op=op,
+                             operand="tmp")
+        need = span if cols * esize <= MAX_UB_TMP else BLOCK
+        if tmp.rows * tmp.cols < need:
+            raise VerifyError(f"tmp holds {tmp.rows * tmp.cols} elements but {need} are "
+                              f"needed for {cols} valid cols", op=op, operand="tmp")
+    if idx.cols < cols:
+        raise VerifyError(f"idx has {idx.cols} cols but src {cols} valid cols", op=op,
+                          operand="idx")
+    if rows == 0 or cols == 0:
+        return
+    bits = np.uint32 if esize == 4 else np.uint16
+    raw = _nd(m, src, "R", "src").view(bits)[:rows, :cols]
+    vals = np.full((rows, span), _NEG_INF[src.dtype.name], bits)
+    vals[:, :cols] = raw
+    keys = vals.view(src.dtype.np).astype(np.float64)
+    # pad records take the indices the hardware reads past the valid columns (inside idx)
+    ix = _nd(m, idx, "R", "idx").view(np.uint32)
+    have = min(span, idx.cols)
+    index = np.zeros((rows, span), np.uint32)
+    index[:, :have] = ix[:1 if idx.valid[0] == 1 else rows, :have]
+    # stable descending sort within each 32-record block; NaN scores sort last
+    kb = keys.reshape(rows, blocks, BLOCK)
+    order = np.argsort(np.where(np.isnan(kb), np.inf, -kb), axis=-1, kind="stable")
+    svals = np.take_along_axis(vals.reshape(rows, blocks, BLOCK), order, -1)
+    sidx = np.take_along_axis(index.reshape(rows, blocks, BLOCK), order, -1)
+    rec = np.zeros((rows, span, 2), np.uint32)
+    rec[..., 0] = svals.reshape(rows, span)        # f16: score in the low 2 bytes, 0 above
+    rec[..., 1] = sidx.reshape(rows, span)
+    _rows_u8(m, dst, "W", "dst")[:rows, :span * RECORD] = rec.view(np.uint8).reshape(rows, -1)
+    if tmp is not None and cols % BLOCK:
+        # the a5 tail path leaves the last row's padded copy in tmp
+        flat = _nd(m, tmp, "W", "tmp").reshape(-1).view(bits)
+        if cols * esize <= MAX_UB_TMP:
+            flat[:span] = vals[rows - 1]
+        else:
+            flat[:BLOCK] = vals[rows - 1, span - BLOCK:]
+
+
+# --- TRANDOM -------------------------------------------------------------------------------
+_PHILOX_M = (0xD2511F53, 0xCD9E8D57)
+_PHILOX_W = (0x9E3779B9, 0xBB67AE85)
+LANES = 64                 # u32 lanes of one vector register
+_M32 = (1 << 32) - 1
+
+
+def philox4x32(ctr: np.ndarray, key: tuple[int, int], rounds: int) -> np.ndarray:
+    """Philox-4x32 over counters ``ctr`` (n, 4) u32 words (word 0 lowest): (n, 4) u32."""
+    c = [ctr[:, i].astype(np.uint64) for i in range(4)]
+    k0, k1 = key
+    for _ in range(rounds):
+        p0 = c[0] * np.uint64(_PHILOX_M[0])
+        p1 = c[2] * np.uint64(_PHILOX_M[1])
+        hi0, lo0 = p0 >> np.uint64(32), p0 & np.uint64(_M32)
+        hi1, lo1 = p1 >> np.uint64(32), p1 & np.uint64(_M32)
+        c = [hi1 ^ c[1] ^ np.uint64(k0), lo1, hi0 ^ c[3] ^ np.uint64(k1), lo0]
+        k0, k1 = (k0 + _PHILOX_W[0]) & _M32, (k1 + _PHILOX_W[1]) & _M32
+    return np.stack(c, axis=1).astype(np.uint32)
+
+
+def _random(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst = v["dst"]
+    _dtype_in(op, "dst", dst, ("i32", "ui32"), m)
+    rounds = kw.get("rounds", 10)
+    if rounds not in (7, 10):
+        raise PtoValueError(f"rounds must be 7 or 10, got {rounds}", op=op, operand="rounds")
+    words = []
+    for name in ("key0", "key1", "counter0", "counter1", "counter2", "counter3"):
+        x = v[name]
+        if isinstance(x, float) and not float(x).is_integer():
+            raise PtoTypeError(f"{name} must be an integer, got {x}", op=op, operand=name)
+        words.append(int(x) & _M32)
+    key = (words[0], words[1])
+    base = sum(w << (32 * i) for i, w in enumerate(words[2:]))
+    rows, cols = dst.valid
+    if rows == 0 or cols == 0:
+        return
+    # a5: each chunk of 4 x 64 outputs is lane l's four words at 4l..4l+3 (the vintlv
+    # shuffle), lane l's counter = base + l; base advances 64 per chunk, and by
+    # ((cols - 1) % 64) + 1 after a row's last chunk; it carries on into the next row
+    chunks = -(-cols // (4 * LANES))
+    last = (cols - 1) % LANES + 1
+    starts = []
+    for _ in range(rows):
+        for j in range(chunks):
+            starts.append(base)
+            base += LANES if j < chunks - 1 else last
+    lanes = np.arange(LANES, dtype=object)
+    ctr128 = (np.array(starts, dtype=object)[:, None] + lanes[None, :]).ravel()
+    ctr = np.array([[(c >> (32 * i)) & _M32 for i in range(4)] for c in ctr128 % (1 << 128)],
+                   dtype=np.uint64).astype(np.uint32)
+    out = philox4x32(ctr, key, rounds).reshape(rows, chunks * 4 * LANES)
+    _nd(m, dst, "W", "dst").view(np.uint32)[:rows, :cols] = out[:, :cols]
+
+
+# --- TGATHERB ------------------------------------------------------------------------------
+GATHER_BLOCK = 32          # bytes per gathered block
+
+
+def _gatherb(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src, offs = v["dst"], v["src"], v["offsets"]
+    if dst.dtype.size not in (1, 2, 4):
+        raise DtypeError(f"dst element type must be 1, 2 or 4 bytes, got {dst.dtype.name}",
+                         op=op, operand="dst")
+    if src.dtype.name != dst.dtype.name:
+        raise DtypeError(f"src is {src.dtype.name} but dst is {dst.dtype.name}", op=op,
+                         operand="src")
+    _dtype_in(op, "offsets", offs, ("ui32", "i32"), m)
+    rows, cols = dst.valid
+    nblk = -(-cols * dst.dtype.size // GATHER_BLOCK)
+    if offs.rows < rows or offs.cols < nblk:
+        raise VerifyError(f"offsets is {offs.rows}x{offs.cols} but dst's valid {rows}x{cols} "
+                          f"needs {rows}x{nblk} block offsets", op=op, operand="offsets")
+    if rows == 0 or cols == 0:
+        return
+    o = _nd(m, offs, "R", "offsets").view(np.uint32)[:rows, :nblk].astype(np.int64)
+    sbytes = _nd(m, src, "R", "src").view(np.uint8).reshape(-1)
+    bad = (o % GATHER_BLOCK != 0) | (o + GATHER_BLOCK > sbytes.size)
+    if bad.any():
+        r, b = (int(x) for x in np.argwhere(bad)[0])
+        raise PtoValueError(f"offsets[{r}, {b}] = {int(o[r, b])}: a block offset must be a "
+                            f"multiple of {GATHER_BLOCK} with its {GATHER_BLOCK} bytes inside "
+                            f"src's {sbytes.size}", op=op, operand="offsets")
+    got = sbytes[o[..., None] + np.arange(GATHER_BLOCK)].reshape(rows, nblk * GATHER_BLOCK)
+    _rows_u8(m, dst, "W", "dst")[:rows, :cols * dst.dtype.size] = got[:, :cols * dst.dtype.size]
+
+
+# --- TSCATTER ------------------------------------------------------------------------------
+_SCATTER_T = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "f32", "bf16")
+
+
+def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src, idx = v["dst"], v["src"], v["indexes"]
+    _dtype_in(op, "src", src, _SCATTER_T, m)
+    if dst.dtype.name != src.dtype.name:
+        raise DtypeError(f"dst is {dst.dtype.name} but src is {src.dtype.name}", op=op,
+                         operand="dst")
+    _dtype_in(op, "indexes", idx, ("i16", "ui16", "i32", "ui32"), m)
+    want = 4 if src.dtype.size == 4 else 2
+    if idx.dtype.size != want:
+        raise DtypeError(f"{src.dtype.name} data takes {want * 8}-bit indexes, got "
+                         f"{idx.dtype.name}", op=op, operand="indexes")
+    rows, cols = src.valid
+    if idx.valid[0] < rows or idx.valid[1] < cols:
+        raise VerifyError(f"indexes' valid region {idx.valid[0]}x{idx.valid[1]} does not "
+                          f"cover src's {rows}x{cols}", op=op, operand="indexes")
+    if rows == 0 or cols == 0:
+        return
+    k = _nd(m, idx, "R", "indexes")[:rows, :cols].astype(np.int64).ravel()
+    size = dst.rows * dst.cols
+    bad = (k < 0) | (k >= size)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise PtoValueError(f"indexes[{i // cols}, {i % cols}] = {int(k[i])} is outside dst's "
+                            f"{size} elements", op=op, operand="indexes")
+    vals = _nd(m, src, "R", "src")[:rows, :cols].ravel()
+    # duplicates: the last source element in row-major order wins (the CPU simulator's
+    # loop order; numpy does not promise an order for repeated fancy indices)
+    _, first_rev = np.unique(k[::-1], return_index=True)
+    keep = k.size - 1 - first_rev
+    _nd(m, dst, "W", "dst").reshape(-1)[k[keep]] = vals[keep]
+
+
+FAMILIES: dict[str, Family] = {
+    "sort32": _sort32, "random": _random, "gatherb": _gatherb, "scatter": _scatter,
+}
+
+
+def method(spec: OpSpec) -> Callable[..., None]:
+    """The Python face of an irregular tile row: ``m.TSORT32(dst, src, idx)``."""
+    def call(self: TileOps, *args: Any, **kw: Any) -> None:
+        run(self, spec, args, kw)
+    call.__name__ = call.__qualname__ = spec.method or spec.name.upper()
+    ins = ", ".join(o.name for o in spec.operands[1:])
+    keys = "".join(f", {k}=" for _, k in spec.attrs)
+    call.__doc__ = (f"``{spec.mnemonic}``: {spec.method}(dst, {ins}{keys}); see "
+                    f"docs/semantics.md, Sorts, gathers, scatters, random.")
+    return call
