@@ -223,7 +223,7 @@ def _gatherb(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 
 # --- TSCATTER ------------------------------------------------------------------------------
-_SCATTER_T = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "f32", "bf16")
+_SCATTER_T = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64", "f16", "f32", "bf16")
 
 
 def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
@@ -233,7 +233,7 @@ def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
         raise DtypeError(f"dst is {dst.dtype.name} but src is {src.dtype.name}", op=op,
                          operand="dst")
     _dtype_in(op, "indexes", idx, ("i16", "ui16", "i32", "ui32"), m)
-    want = 4 if src.dtype.size == 4 else 2
+    want = 4 if src.dtype.size >= 4 else 2
     if idx.dtype.size != want:
         raise DtypeError(f"{src.dtype.name} data takes {want * 8}-bit indexes, got "
                          f"{idx.dtype.name}", op=op, operand="indexes")

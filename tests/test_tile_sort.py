@@ -1,0 +1,413 @@
+"""Irregular vector tile ops (ptosim.isa.tile_sort rows, ptosim.tile.sort semantics): TSORT32,
+TRANDOM, TGATHERB, TSCATTER against explicit-loop goldens, the write footprint, every static
+rule and the text form. Shape tables are pto-isa's a5 ST parameter lists
+(tests/npu/a5/src/st/testcase/<op>/gen_data.py)."""
+
+import numpy as np
+import pytest
+
+import ptosim
+from ptosim.errors import DtypeError, PtoTypeError, PtoValueError, VerifyError
+from ptosim.kernel import Kernel
+from ptosim.tile.sort import philox4x32
+from tile_helpers import NP as _NP
+
+NP = {**_NP, "ui32": np.uint32}
+
+SENTINEL = 0x5A
+
+
+def mk():
+    return ptosim.Machine(target="a5")
+
+
+def put(m, t, a):
+    m.write(t.ptr, np.ascontiguousarray(a, dtype=NP[t.dtype.name]).ravel())
+
+
+def blank(m, name, rows, cols, valid=None):
+    t = m.tile("Vec", name, rows, cols, valid=valid)
+    m.write(t.ptr.cast("ui8"), np.full(t.nbytes, SENTINEL, np.uint8))
+    return t
+
+
+def raw(m, t):
+    return m.read(t.ptr.cast("ui8"), t.nbytes).reshape(t.rows, t.cols * t.dtype.size)
+
+
+# --- TSORT32 --------------------------------------------------------------------------------
+def sort32_golden(vals, idx, dt):
+    """Explicit loops: each row's 32-element blocks (a tail padded with -inf) sorted by
+    descending value, equal values keeping their input order; records of 8 bytes: the score
+    (f16: 2 bytes, then 2 zero bytes) and the u32 index."""
+    rows, cols = vals.shape
+    span = -(-cols // 32) * 32
+    out = bytearray()
+    per_row = []
+    for r in range(rows):
+        row = bytearray()
+        for b in range(0, span, 32):
+            block = []
+            for k in range(32):
+                c = b + k
+                v = float(vals[r, c]) if c < cols else float("-inf")
+                block.append((v, k, int(idx[r, c]) if c < idx.shape[1] else 0))
+            block.sort(key=lambda e: (-e[0], e[1]))
+            for v, _, i in block:
+                if dt == "f32":
+                    row += np.float32(v).tobytes() + np.uint32(i).tobytes()
+                else:
+                    row += np.float16(v).tobytes() + b"\0\0" + np.uint32(i).tobytes()
+        per_row.append(bytes(row))
+    out = np.frombuffer(b"".join(per_row), np.uint8).reshape(rows, span * 8)
+    return out
+
+
+# a5 TSORT32 table (type, rows, valid cols); physical cols = valid rounded to 32 bytes
+SORT_TABLE = [("f32", 2, 32), ("f16", 4, 64), ("f32", 1, 256 * 32), ("f32", 2, 13),
+              ("f32", 1, 4164), ("f32", 2, 2084), ("f32", 2, 100)]
+
+
+@pytest.mark.parametrize("dt,rows,cols", SORT_TABLE)
+def test_tsort32_matches_block_sort_loops(dt, rows, cols):
+    m = mk()
+    esize = 4 if dt == "f32" else 2
+    pcols = -(-cols * esize // 32) * 32 // esize
+    span = -(-cols // 32) * 32
+    rng = np.random.default_rng(cols)
+    vals = rng.uniform(-10, 10, (rows, pcols)).astype(NP[dt])
+    vals[:, 1:cols:7] = vals[:, 0:1]                     # ties: input order must hold
+    idx = np.arange(rows * max(pcols, span), dtype=np.uint32).reshape(rows, -1)
+    src = m.tile("Vec", dt, rows, pcols, valid=(rows, cols))
+    it = m.tile("Vec", "ui32", rows, idx.shape[1], valid=(rows, cols))
+    put(m, src, vals)
+    put(m, it, idx)
+    dcols = span * 8 // esize + 32 // esize              # one spare block per row
+    dst = blank(m, dt, rows, dcols)
+    args = [dst, src, it]
+    if cols % 32:
+        args.append(m.tile("Vec", dt, 1, span))
+    m.TSORT32(*args)
+    want = sort32_golden(vals[:, :cols], idx, dt)
+    got = raw(m, dst)
+    np.testing.assert_array_equal(got[:, :span * 8], want)
+    assert (got[:, span * 8:] == SENTINEL).all()          # nothing past the records
+
+
+def test_tsort32_shared_idx_row_and_f16_record_layout():
+    m = mk()
+    vals = np.array([[3, 1, 2, 3] + [0] * 28, [-1, 5, 5, 4] + [9] * 28], np.float16)
+    src = m.tile("Vec", "f16", 2, 32)
+    it = m.tile("Vec", "ui32", 1, 32)
+    put(m, src, vals)
+    put(m, it, np.arange(100, 132, dtype=np.uint32))
+    dst = blank(m, "f16", 2, 128)
+    m.TSORT32(dst, src, it)
+    rec = raw(m, dst).reshape(2, 32, 8)
+    # row 0: 3 (pos 0), 3 (pos 3), 2, 1, then the zeros
+    assert rec[0, 0, :2].view(np.float16)[0] == 3 and rec[0, 0, 4:].view(np.uint32)[0] == 100
+    assert rec[0, 1, 4:].view(np.uint32)[0] == 103
+    assert (rec[:, :, 2:4] == 0).all()                    # the reserved half of the score
+    # row 1 reads the same (shared) indices: 9s first from position 4 on
+    assert rec[1, 0, 4:].view(np.uint32)[0] == 104
+
+
+def test_tsort32_tail_leaves_padded_copy_in_tmp():
+    m = mk()
+    src = m.tile("Vec", "f32", 1, 16, valid=(1, 13))
+    put(m, src, np.arange(16, dtype=np.float32))
+    it = m.tile("Vec", "ui32", 1, 32, valid=(1, 13))
+    dst = m.tile("Vec", "f32", 1, 64)
+    tmp = m.tile("Vec", "f32", 1, 32)
+    m.TSORT32(dst, src, it, tmp)
+    t = m.read(tmp.ptr, 32)
+    np.testing.assert_array_equal(t[:13], np.arange(13))
+    assert np.isneginf(t[13:]).all()
+
+
+@pytest.mark.parametrize("build,exc,msg", [
+    (lambda m: (m.tile("Vec", "i32", 1, 32), m.tile("Vec", "i32", 1, 32),
+                m.tile("Vec", "ui32", 1, 32)), DtypeError, "src element type must be one of"),
+    (lambda m: (m.tile("Vec", "f16", 1, 64), m.tile("Vec", "f32", 1, 32),
+                m.tile("Vec", "ui32", 1, 32)), DtypeError, "dst is f16 but src is f32"),
+    (lambda m: (m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 32),
+                m.tile("Vec", "i32", 1, 32)), DtypeError, "idx element type must be one of ui32"),
+    (lambda m: (m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 16, valid=(1, 13)),
+                m.tile("Vec", "ui32", 1, 16)), VerifyError, "needs the tmp operand"),
+    (lambda m: (m.tile("Vec", "f32", 1, 32), m.tile("Vec", "f32", 1, 32),
+                m.tile("Vec", "ui32", 1, 32)), VerifyError, "dst rows hold 128 bytes but 1 blocks"),
+    (lambda m: (m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 16, valid=(1, 13)),
+                m.tile("Vec", "ui32", 1, 16), m.tile("Vec", "f32", 1, 16)), VerifyError,
+     "tmp holds 16 elements but 32 are needed for 13 valid cols"),
+    (lambda m: (m.tile("Vec", "f32", 3, 64), m.tile("Vec", "f32", 3, 32),
+                m.tile("Vec", "ui32", 2, 32)), VerifyError, "idx must have 1 valid row"),
+    (lambda m: (m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 32)), PtoTypeError,
+     "operands after dst must be (src: tile, idx: tile, tmp: tile) or (src: tile, idx: tile)"),
+])
+def test_tsort32_rules(build, exc, msg):
+    m = mk()
+    with pytest.raises(exc) as info:
+        m.TSORT32(*build(m))
+    assert msg in str(info.value) and "TSORT32" in str(info.value)
+
+
+# --- TRANDOM --------------------------------------------------------------------------------
+# Random123 known-answer vectors of philox4x32-10: (counter words, key words, output words)
+PHILOX_KAT = [
+    ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+]
+
+
+@pytest.mark.parametrize("ctr,key,want", PHILOX_KAT)
+def test_philox_known_answers(ctr, key, want):
+    got = philox4x32(np.array([ctr], np.uint32), key, 10)
+    assert tuple(int(x) for x in got[0]) == want
+    m = mk()
+    dst = m.tile("Vec", "ui32", 1, 8, valid=(1, 4))
+    m.TRANDOM(dst, *key, *ctr)
+    assert tuple(int(x) for x in m.read(dst.ptr, 4)) == want
+
+
+def philox_loop(c, k, rounds):
+    """One counter, plain Python ints."""
+    c, (k0, k1) = list(c), k
+    for _ in range(rounds):
+        p0, p1 = c[0] * 0xD2511F53, c[2] * 0xCD9E8D57
+        c = [((p1 >> 32) ^ c[1] ^ k0) & 0xFFFFFFFF, p1 & 0xFFFFFFFF,
+             ((p0 >> 32) ^ c[3] ^ k1) & 0xFFFFFFFF, p0 & 0xFFFFFFFF]
+        k0, k1 = (k0 + 0x9E3779B9) & 0xFFFFFFFF, (k1 + 0xBB67AE85) & 0xFFFFFFFF
+    return c
+
+
+def trandom_golden(rows, cols, key, counter, rounds):
+    """a5 TRandom.hpp order: per row, chunks of 256 outputs = lanes 0..63 x 4 words; lane l of
+    a chunk uses counter base + l; the base moves 64 per chunk and (cols-1) % 64 + 1 after a
+    row's last chunk, carrying into the next row."""
+    base = sum(w << (32 * i) for i, w in enumerate(counter))
+    out = np.zeros((rows, cols), np.uint32)
+    chunks = -(-cols // 256)
+    for r in range(rows):
+        for j in range(chunks):
+            for lane in range(64):
+                c = (base + lane) % (1 << 128)
+                words = philox_loop([(c >> (32 * i)) & 0xFFFFFFFF for i in range(4)], key,
+                                    rounds)
+                for w in range(4):
+                    col = j * 256 + 4 * lane + w
+                    if col < cols:
+                        out[r, col] = words[w]
+            base += 64 if j < chunks - 1 else (cols - 1) % 64 + 1
+    return out
+
+
+# a5 TRANDOM table (type, rows, cols, valid rows, valid cols, rounds) and the Gym case
+RANDOM_TABLE = [("i32", 4, 256, 4, 256, 10), ("ui32", 2, 512, 2, 500, 7),
+                ("i32", 3, 64, 3, 37, 10), ("ui32", 1, 1024, 1, 1024, 10)]
+
+
+@pytest.mark.parametrize("dt,rows,cols,vr,vc,rounds", RANDOM_TABLE)
+def test_trandom_matches_philox_loops(dt, rows, cols, vr, vc, rounds):
+    m = mk()
+    dst = blank(m, dt, rows, cols, valid=(vr, vc))
+    key, counter = (0x12345678, 0x9ABCDEF0), (0xFFFFFFF0, 0xFFFFFFFF, 7, 0)   # carries
+    m.TRANDOM(dst, *key, *counter, rounds=rounds)
+    got = raw(m, dst)
+    want = trandom_golden(vr, vc, key, counter, rounds)
+    np.testing.assert_array_equal(got[:vr, :vc * 4].copy().view(np.uint32), want)
+    keep = np.ones(got.shape, bool)
+    keep[:vr, :vc * 4] = False
+    assert (got[keep] == SENTINEL).all()
+
+
+def test_trandom_rules():
+    m = mk()
+    with pytest.raises(DtypeError, match="dst element type must be one of i32, ui32, got f32"):
+        m.TRANDOM(m.tile("Vec", "f32", 1, 64), 0, 0, 0, 0, 0, 0)
+    with pytest.raises(PtoValueError, match=r"TRANDOM.*rounds must be 7 or 10, got 8"):
+        m.TRANDOM(m.tile("Vec", "i32", 1, 64), 0, 0, 0, 0, 0, 0, rounds=8)
+    with pytest.raises(PtoTypeError, match=r"key0 must be an integer, got 1\.5"):
+        m.TRANDOM(m.tile("Vec", "i32", 1, 64), 1.5, 0, 0, 0, 0, 0)
+    with pytest.raises(PtoTypeError, match="operands after dst must be"):
+        m.TRANDOM(m.tile("Vec", "i32", 1, 64), 0, 0)
+
+
+# --- TGATHERB -------------------------------------------------------------------------------
+# a5 TGATHERB table: (type, dst rows, dst cols, offset rows, offset cols, src rows, src cols)
+GATHERB_TABLE = [("f32", 2, 128, 2, 16, 2, 128), ("i32", 2, 128, 2, 16, 2, 128),
+                 ("ui32", 2, 128, 2, 16, 2, 128), ("i16", 1, 32768, 1, 2048, 1, 32768),
+                 ("ui16", 257, 128, 257, 8, 257, 128), ("f16", 1, 32768, 1, 2048, 1, 32768),
+                 ("i8", 2, 256, 2, 8, 2, 256), ("i8", 2, 32768, 2, 1024, 2, 32768),
+                 ("ui8", 2, 32768, 2, 1024, 2, 32768)]
+
+
+@pytest.mark.parametrize("dt,dr,dc,orr,oc,sr,sc", GATHERB_TABLE)
+def test_tgatherb_copies_32_byte_blocks(dt, dr, dc, orr, oc, sr, sc):
+    m = mk()
+    rng = np.random.default_rng(dc + dr)
+    src = m.tile("Vec", dt, sr, sc)
+    sb = rng.integers(0, 256, src.nbytes, dtype=np.uint8)
+    m.write(src.ptr.cast("ui8"), sb)
+    offs = rng.integers(0, src.nbytes // 32, (orr, oc)).astype(np.uint32) * 32
+    ot = m.tile("Vec", "ui32", orr, oc)
+    put(m, ot, offs)
+    dst = blank(m, dt, dr, dc)
+    m.TGATHERB(dst, src, ot)
+    want = np.zeros((dr, dc * dst.dtype.size), np.uint8)
+    for r in range(dr):
+        for b in range(dc * dst.dtype.size // 32):
+            o = int(offs[r, b])
+            want[r, b * 32:(b + 1) * 32] = sb[o:o + 32]
+    np.testing.assert_array_equal(raw(m, dst), want)
+
+
+def test_tgatherb_partial_valid_region_writes_only_it():
+    m = mk()
+    src = m.tile("Vec", "f32", 1, 64)
+    put(m, src, np.arange(64, dtype=np.float32))
+    ot = m.tile("Vec", "ui32", 2, 8)
+    put(m, ot, np.array([[64, 0] + [0] * 6, [224, 32] + [0] * 6], np.uint32))
+    dst = blank(m, "f32", 2, 16, valid=(2, 11))
+    m.TGATHERB(dst, src, ot)
+    got = raw(m, dst)
+    np.testing.assert_array_equal(got[:, :44].copy().view(np.float32),
+                                  [list(range(16, 24)) + [0, 1, 2],
+                                   list(range(56, 64)) + [8, 9, 10]])
+    assert (got[:, 44:] == SENTINEL).all()
+
+
+@pytest.mark.parametrize("off,msg", [(36, "offsets[0, 1] = 36: a block offset must be a "
+                                      "multiple of 32"),
+                                     (256, "offsets[0, 1] = 256"), ])
+def test_tgatherb_offset_rules(off, msg):
+    m = mk()
+    src = m.tile("Vec", "f32", 1, 64)
+    ot = m.tile("Vec", "ui32", 1, 8)
+    put(m, ot, np.array([0, off] + [0] * 6, np.uint32))
+    with pytest.raises(PtoValueError) as info:
+        m.TGATHERB(m.tile("Vec", "f32", 1, 64), src, ot)
+    assert msg in str(info.value) and "inside src's 256" in str(info.value)
+
+
+def test_tgatherb_type_rules():
+    m = mk()
+    with pytest.raises(DtypeError, match="src is f16 but dst is f32"):
+        m.TGATHERB(m.tile("Vec", "f32", 1, 8), m.tile("Vec", "f16", 1, 16),
+                   m.tile("Vec", "ui32", 1, 8))
+    with pytest.raises(DtypeError, match="offsets element type must be one of ui32, i32"):
+        m.TGATHERB(m.tile("Vec", "f32", 1, 8), m.tile("Vec", "f32", 1, 8),
+                   m.tile("Vec", "ui16", 1, 16))
+    with pytest.raises(DtypeError, match="dst element type must be 1, 2 or 4 bytes"):
+        m.TGATHERB(m.tile("Vec", "i64", 1, 8), m.tile("Vec", "i64", 1, 8),
+                   m.tile("Vec", "ui32", 1, 8))
+    with pytest.raises(VerifyError, match="offsets is 1x8 but dst's valid 2x64 needs 2x8"):
+        m.TGATHERB(m.tile("Vec", "f32", 2, 64), m.tile("Vec", "f32", 1, 8),
+                   m.tile("Vec", "ui32", 1, 8))
+
+
+# --- TSCATTER -------------------------------------------------------------------------------
+# a5 TSCATTER index-form table: (data, index, rows, cols) with dst = src shape
+SCATTER_TABLE = [("i16", "ui16", 2, 32), ("f16", "ui16", 63, 64), ("i32", "ui32", 31, 128),
+                 ("i16", "i16", 15, 192), ("f32", "i32", 7, 448), ("i8", "ui16", 256, 32),
+                 ("f32", "ui32", 32, 64), ("i64", "ui32", 4, 16), ("ui64", "ui32", 4, 16)]
+
+
+@pytest.mark.parametrize("dt,it,rows,cols", SCATTER_TABLE)
+def test_tscatter_matches_loop(dt, it, rows, cols):
+    m = mk()
+    rng = np.random.default_rng(rows * cols)
+    n = rows * cols
+    vals = rng.integers(-100, 100, (rows, cols)).astype(NP[dt])
+    idx = rng.integers(0, n, (rows, cols)).astype(NP[it])    # duplicates included
+    src = m.tile("Vec", dt, rows, cols)
+    put(m, src, vals)
+    itile = m.tile("Vec", it, rows, cols)
+    put(m, itile, idx)
+    dst = blank(m, dt, rows, cols)
+    before = raw(m, dst).copy().view(NP[dt]).ravel()
+    m.TSCATTER(dst, src, itile)
+    want = before.copy()
+    for r in range(rows):
+        for c in range(cols):
+            want[int(idx[r, c])] = vals[r, c]                 # later elements win
+    np.testing.assert_array_equal(raw(m, dst).copy().view(NP[dt]).ravel(), want)
+
+
+def test_tscatter_rules():
+    m = mk()
+    itile = m.tile("Vec", "ui32", 1, 8)
+    put(m, itile, np.array([0, 1, 2, 3, 4, 5, 6, 8], np.uint32))
+    with pytest.raises(PtoValueError, match=r"indexes\[0, 7\] = 8 is outside dst's 8 elements"):
+        m.TSCATTER(m.tile("Vec", "f32", 1, 8), m.tile("Vec", "f32", 1, 8), itile)
+    with pytest.raises(DtypeError, match="f32 data takes 32-bit indexes, got ui16"):
+        m.TSCATTER(m.tile("Vec", "f32", 1, 8), m.tile("Vec", "f32", 1, 8),
+                   m.tile("Vec", "ui16", 1, 16))
+    with pytest.raises(DtypeError, match="dst is f16 but src is f32"):
+        m.TSCATTER(m.tile("Vec", "f16", 1, 16), m.tile("Vec", "f32", 1, 8), itile)
+    with pytest.raises(VerifyError, match="indexes' valid region 1x8 does not cover src's 2x8"):
+        m.TSCATTER(m.tile("Vec", "f32", 2, 8), m.tile("Vec", "f32", 2, 8), itile)
+
+
+# --- text form ------------------------------------------------------------------------------
+SORT_KERNEL = """
+module {
+  func.func @k(%x: !pto.ptr<f32>, %i: !pto.ptr<ui32>, %o: !pto.ptr<f32>, %r: !pto.ptr<ui32>,
+               %k0: i32) attributes {pto.aicore} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %z = arith.constant 0 : i32
+    %vx = pto.make_tensor_view %x, shape = [%c1, %c32], strides = [%c32, %c1]
+      : !pto.tensor_view<1x32xf32>
+    %vi = pto.make_tensor_view %i, shape = [%c1, %c32], strides = [%c32, %c1]
+      : !pto.tensor_view<1x32xui32>
+    %vo = pto.make_tensor_view %o, shape = [%c1, %c64], strides = [%c64, %c1]
+      : !pto.tensor_view<1x64xf32>
+    %vr = pto.make_tensor_view %r, shape = [%c1, %c64], strides = [%c64, %c1]
+      : !pto.tensor_view<1x64xui32>
+    %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c1, %c32]
+      : !pto.tensor_view<1x32xf32>
+    %pi = pto.partition_view %vi, offsets = [%c0, %c0], sizes = [%c1, %c32]
+      : !pto.tensor_view<1x32xui32>
+    %po = pto.partition_view %vo, offsets = [%c0, %c0], sizes = [%c1, %c64]
+      : !pto.tensor_view<1x64xf32>
+    %pr = pto.partition_view %vr, offsets = [%c0, %c0], sizes = [%c1, %c64]
+      : !pto.tensor_view<1x64xui32>
+    %a = pto.alloc_tile : !pto.tile_buf<vec, 1x32xf32>
+    %b = pto.alloc_tile : !pto.tile_buf<vec, 1x32xui32>
+    %d = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
+    %g = pto.alloc_tile : !pto.tile_buf<vec, 1x64xui32>
+    pto.tload ins(%px : !pto.partition_tensor_view<1x32xf32>) outs(%a : !pto.tile_buf<vec, 1x32xf32>)
+    pto.tload ins(%pi : !pto.partition_tensor_view<1x32xui32>) outs(%b : !pto.tile_buf<vec, 1x32xui32>)
+    pto.tsort32 ins(%a, %b : !pto.tile_buf<vec, 1x32xf32>, !pto.tile_buf<vec, 1x32xui32>)
+      outs(%d : !pto.tile_buf<vec, 1x64xf32>)
+    pto.trandom ins(%k0, %z, %z, %z, %z, %z : i32, i32, i32, i32, i32, i32)
+      outs(%g : !pto.tile_buf<vec, 1x64xui32>) {rounds = 7 : i32}
+    pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xf32>) outs(%po : !pto.partition_tensor_view<1x64xf32>)
+    pto.tstore ins(%g : !pto.tile_buf<vec, 1x64xui32>) outs(%pr : !pto.partition_tensor_view<1x64xui32>)
+    return
+  }
+}
+"""
+
+
+def test_text_form_runs_like_the_python_face():
+    x = np.random.default_rng(1).uniform(-5, 5, 32).astype(np.float32)
+    i = np.arange(32, dtype=np.uint32)
+    res = Kernel.from_text(SORT_KERNEL).run({"x": x, "i": i, "o": np.zeros(64, np.float32),
+                                             "r": np.zeros(64, np.uint32), "k0": -1})
+    want = sort32_golden(x[None], i[None], "f32").view(np.float32).ravel()
+    np.testing.assert_array_equal(res.outputs["o"].ravel().view(np.uint32),
+                                  want.view(np.uint32))
+    np.testing.assert_array_equal(res.outputs["r"].ravel().view(np.uint32),
+                                  trandom_golden(1, 64, (0xFFFFFFFF, 0), (0, 0, 0, 0), 7)[0])
+
+
+def test_text_diagnostics():
+    text = SORT_KERNEL.replace("{rounds = 7 : i32}", "{round = 7 : i32}")
+    with pytest.raises(ptosim.PtoError, match="pto.trandom: unsupported attribute 'round' "
+                                              r"\(known: rounds\)"):
+        Kernel.from_text(text)
