@@ -411,3 +411,147 @@ def test_text_diagnostics():
     with pytest.raises(ptosim.PtoError, match="pto.trandom: unsupported attribute 'round' "
                                               r"\(known: rounds\)"):
         Kernel.from_text(text)
+
+
+# --- TMRGSORT -------------------------------------------------------------------------------
+def records(vals, idx, dt):
+    """(score, index) records as the tile's element type (f16: score, 2 zero bytes, index)."""
+    out = bytearray()
+    for v, i in zip(vals, idx):
+        score = np.float32(v).tobytes() if dt == "f32" else np.float16(v).tobytes() + b"\0\0"
+        out += score + np.uint32(i).tobytes()
+    return np.frombuffer(bytes(out), NP[dt])
+
+
+def merge_loop(lists, exhausted):
+    """Head-by-head merge, ties to the lower list; ``exhausted``: stop when a list runs out."""
+    pos, out = [0] * len(lists), []
+    while len(out) < sum(map(len, lists)):
+        if exhausted and any(p == len(x) for p, x in zip(pos, lists)):
+            break
+        best = None
+        for i, x in enumerate(lists):
+            if pos[i] < len(x) and (best is None or x[pos[i]][0] > lists[best][pos[best]][0]):
+                best = i
+        out.append(lists[best][pos[best]])
+        pos[best] += 1
+    return out, pos
+
+
+# a5 TMRGSORT multi-list table: (type, src0..src3 cols, lists, dst cols, exhausted)
+MRG_TABLE = [("f32", (128, 128, 128, 128), 4, 512, False),
+             ("f16", (128, 128, 128, 128), 4, 512, False),
+             ("f32", (128, 128, 128, 64), 4, 448, False),
+             ("f32", (128, 128, 64), 3, 128, False),
+             ("f32", (64, 64), 2, 128, True),
+             ("f16", (256, 256, 256), 3, 768, True)]
+
+
+@pytest.mark.parametrize("dt,cols,n,dcols,exhausted", MRG_TABLE)
+def test_tmrgsort_lists_match_merge_loop(dt, cols, n, dcols, exhausted):
+    m = mk()
+    per = 2 if dt == "f32" else 4
+    rng = np.random.default_rng(sum(cols) + n)
+    lists, srcs = [], []
+    for k, c in enumerate(cols):
+        v = np.sort(rng.uniform(0, 1, c // per).astype(NP[dt]))[::-1]
+        v[1::5] = v[0::5][:len(v[1::5])]                    # ties inside a list
+        lst = [(float(x), 1000 * k + j) for j, x in enumerate(v)]
+        lists.append(lst)
+        t = m.tile("Vec", dt, 1, c)
+        put(m, t, records(*zip(*lst), dt))
+        srcs.append(t)
+    tmp = m.tile("Vec", dt, 1, max(dcols, sum(cols)))
+    dst = blank(m, dt, 1, dcols)
+    got_counts = m.TMRGSORT(dst, tmp, *srcs, exhausted=exhausted)
+    merged, taken = merge_loop(lists, exhausted)
+    assert got_counts == tuple(taken + [0] * (4 - n))
+    want = records(*zip(*merged), dt).view(np.uint8)
+    span = min(len(want), dcols * dst.dtype.size)
+    np.testing.assert_array_equal(raw(m, dst)[0, :span], want[:span])
+
+
+# a5 TMRGSORT single-list table: (type, cols, block_len)
+SINGLE_TABLE = [("f32", 256, 64), ("f32", 320, 64), ("f32", 512, 64), ("f32", 640, 64),
+                ("f16", 256, 64), ("f16", 320, 64), ("f16", 512, 64), ("f16", 1024, 256)]
+
+
+@pytest.mark.parametrize("dt,cols,blen", SINGLE_TABLE)
+def test_tmrgsort_single_list_merges_groups_of_four_blocks(dt, cols, blen):
+    m = mk()
+    per = 2 if dt == "f32" else 4
+    rng = np.random.default_rng(cols + blen)
+    nrec, blk = cols // per, blen // per
+    vals = rng.uniform(0, 1, nrec).astype(NP[dt])
+    for b in range(0, nrec - nrec % blk, blk):
+        vals[b:b + blk] = np.sort(vals[b:b + blk])[::-1]
+    src = m.tile("Vec", dt, 1, cols)
+    put(m, src, records(vals, range(nrec), dt))
+    dst = blank(m, dt, 1, cols)
+    m.TMRGSORT(dst, src, blen)
+    want = bytearray()
+    for g in range(cols // (4 * blen)):
+        blocks = [[(float(vals[g * 4 * blk + i * blk + j]), g * 4 * blk + i * blk + j)
+                   for j in range(blk)] for i in range(4)]
+        want += records(*zip(*merge_loop(blocks, False)[0]), dt).tobytes()
+    got = raw(m, dst)[0]
+    np.testing.assert_array_equal(got[:len(want)], np.frombuffer(bytes(want), np.uint8))
+    assert (got[len(want):] == SENTINEL).all()              # the partial group stays
+
+
+def test_tmrgsort_exhausted_one_record_lists():
+    """The Gym dsa-sfu/vmrgsort4 golden: four 1-record lists, exhausted mode -> only the
+    largest record, executed counts (1, 0, 0, 0)."""
+    m = mk()
+    srcs = []
+    for v, i in ((9.0, 90), (7.0, 70), (5.0, 50), (3.0, 30)):
+        t = m.tile("Vec", "f32", 1, 8, valid=(1, 2))
+        put(m, t, np.concatenate([records([v], [i], "f32"), np.zeros(6, np.float32)]))
+        srcs.append(t)
+    tmp = m.tile("Vec", "f32", 1, 8)
+    dst = m.tile("Vec", "f32", 1, 8, valid=(1, 2))
+    assert m.TMRGSORT(dst, tmp, *srcs, exhausted=True) == (1, 0, 0, 0)
+    assert m.read(dst.ptr, 2)[0] == 9.0 and m.read(dst.ptr.cast("ui32"), 2)[1] == 90
+
+
+@pytest.mark.parametrize("build,exc,msg", [
+    (lambda m: (m.tile("Vec", "i32", 1, 64), m.tile("Vec", "i32", 1, 64),
+                m.tile("Vec", "i32", 1, 32), m.tile("Vec", "i32", 1, 32)), DtypeError,
+     "dst element type must be one of f16, f32"),
+    (lambda m: (m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 64),
+                m.tile("Vec", "f16", 1, 32), m.tile("Vec", "f32", 1, 32)), DtypeError,
+     "src0 is f16 but dst is f32"),
+    (lambda m: (m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 32),
+                m.tile("Vec", "f32", 1, 32), m.tile("Vec", "f32", 1, 32)), VerifyError,
+     "tmp has 32 cols, fewer than dst's 64"),
+    (lambda m: (m.tile("Vec", "f32", 2, 64), m.tile("Vec", "f32", 2, 64),
+                m.tile("Vec", "f32", 1, 32), m.tile("Vec", "f32", 1, 32)), VerifyError,
+     "dst must have 1 row, got 2"),
+    (lambda m: (m.tile("Vec", "f32", 1, 256), m.tile("Vec", "f32", 1, 256), 32), PtoValueError,
+     "block_len must be a positive multiple of 64, got 32"),
+    (lambda m: (m.tile("Vec", "f32", 1, 256), m.tile("Vec", "f32", 1, 128), 64), VerifyError,
+     "src valid cols 128 must hold 1 to 255 groups of 4 x block_len = 256, got 0"),
+    (lambda m: (m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 64)), PtoTypeError,
+     "operands after dst must be"),
+])
+def test_tmrgsort_rules(build, exc, msg):
+    m = mk()
+    with pytest.raises(exc) as info:
+        m.TMRGSORT(*build(m))
+    assert msg in str(info.value) and "TMRGSORT" in str(info.value)
+
+
+def test_tmrgsort_single_list_text_form():
+    text = """
+module {
+  func.func @k() attributes {pto.aicore} {
+    %c64 = arith.constant 64 : i32
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 1x256xf32>
+    %d = pto.alloc_tile : !pto.tile_buf<vec, 1x256xf32>
+    pto.tmrgsort ins(%s, %c64 : !pto.tile_buf<vec, 1x256xf32>, i32) outs(%d : !pto.tile_buf<vec, 1x256xf32>)
+    return
+  }
+}
+"""
+    k = Kernel.from_text(text)
+    assert "pto.tmrgsort ins(" in str(k.module)

@@ -38,10 +38,11 @@ def _work(args: Args) -> tuple[int, int]:
 
 def _row(name: str, family: str, ins: tuple[Operand, ...],
          attrs: tuple[tuple[str, str], ...] = (),
-         text_defaults: tuple[tuple[str, object], ...] = (), dst_role: str = "W") -> OpSpec:
+         text_defaults: tuple[tuple[str, object], ...] = (), dst_role: str = "W",
+         forms: tuple[tuple[str, ...], ...] = ()) -> OpSpec:
     return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax="tile_dps",
                   operands=(Operand("dst", "tile", dst_role), *ins),
-                  impl=TileRule(family, text_defaults), attrs=attrs)
+                  impl=TileRule(family, text_defaults), attrs=attrs, forms=forms)
 
 
 def _t(name: str, role: str = "R", optional: bool = False) -> Operand:
@@ -55,6 +56,14 @@ def _s(name: str) -> Operand:
 ROWS: tuple[OpSpec, ...] = (
     # tmp (unaligned tails) is scratch the op writes: role W for the hazard checker
     _row("tsort32", "sort32", (_t("src"), _t("idx"), _t("tmp", "W", optional=True))),
+    # TMRGSORT: the multi-list form (dst, tmp, src0, src1[, src2[, src3]]) is the row's order;
+    # the single-list form (dst, src, block_len) its other form (src / block_len are
+    # "optional" only so that the row's own order trims to the 2-4 list forms)
+    _row("tmrgsort", "mrgsort", (_t("tmp", "W"), _t("src0"), _t("src1"),
+                                 _t("src2", optional=True), _t("src3", optional=True),
+                                 _t("src", optional=True),
+                                 Operand("block_len", "scalar", optional=True)),
+         (("exhausted", "exhausted"),), forms=(("src", "block_len"),)),
     _row("trandom", "random", tuple(_s(n) for n in ("key0", "key1", "counter0", "counter1",
                                                     "counter2", "counter3")),
          (("rounds", "rounds"),)),

@@ -24,10 +24,10 @@ from .vector import _check_tile, _kind, _nd
 if TYPE_CHECKING:
     from .ops import TileOps
 
-Family = Callable[["TileOps", str, dict[str, Any], dict[str, Any]], None]
+Family = Callable[["TileOps", str, dict[str, Any], dict[str, Any]], Any]
 
 
-def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
+def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> Any:
     op = spec.method or spec.name.upper()
     if not args:
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
@@ -47,7 +47,7 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
         if isinstance(v, Tile) or name == "dst":
             _check_tile(op, name, v, m)
     rule: TileRule = spec.impl
-    FAMILIES[rule.family](m, op, vals, kw)
+    return FAMILIES[rule.family](m, op, vals, kw)
 
 
 def _dtype_in(op: str, name: str, t: Tile, allowed: Sequence[str], m: TileOps) -> None:
@@ -132,6 +132,120 @@ def _sort32(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
             flat[:span] = vals[rows - 1]
         else:
             flat[:BLOCK] = vals[rows - 1, span - BLOCK:]
+
+
+# --- TMRGSORT ------------------------------------------------------------------------------
+def _records(m: TileOps, t: Tile, n: int, operand: str) -> np.ndarray:
+    """The first ``n`` 8-byte records of a one-row tile, as uint64."""
+    return _rows_u8(m, t, "R", operand)[0, :n * RECORD].copy().view(np.uint64)
+
+
+def _scores(rec: np.ndarray, dt: str) -> np.ndarray:
+    """The score of each record (f16: the low 2 bytes), as float64."""
+    low = (rec & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return (low.view(np.float32) if dt == "f32"
+            else low.astype(np.uint16).view(np.float16)).astype(np.float64)
+
+
+def merge_lists(lists: Sequence[np.ndarray], dt: str, exhausted: bool
+                ) -> tuple[np.ndarray, list[int]]:
+    """vmrgsort4: repeatedly emit the largest head record (ties to the lower list); with
+    ``exhausted`` stop as soon as one list has run out. Returns the emitted records and
+    how many were taken from each list."""
+    keys = [_scores(r, dt) for r in lists]
+    pos = [0] * len(lists)
+    out: list[np.uint64] = []
+    total = sum(len(r) for r in lists)
+    while len(out) < total:
+        if exhausted and any(p == len(r) for p, r in zip(pos, lists)):
+            break
+        pick = -1
+        for i, r in enumerate(lists):
+            if pos[i] < len(r) and (pick < 0 or keys[i][pos[i]] > keys[pick][pos[pick]]):
+                pick = i
+        out.append(lists[pick][pos[pick]])
+        pos[pick] += 1
+    return np.array(out, np.uint64), pos
+
+
+def _one_row(op: str, name: str, t: Tile) -> None:
+    if t.rows != 1:
+        raise VerifyError(f"{name} must have 1 row, got {t.rows}", op=op, operand=name)
+
+
+def _mrgsort(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> Any:
+    dst = v["dst"]
+    _dtype_in(op, "dst", dst, ("f16", "f32"), m)
+    dt = dst.dtype.name
+    per = RECORD // dst.dtype.size                    # tile elements per record
+    if "src" in v or "tmp" not in v:
+        if "tmp" in v or "block_len" not in v:
+            got = ", ".join(n for n in v if n != "dst")
+            raise PtoTypeError(f"operands after dst must be (src, block_len) or (tmp, src0, "
+                               f"src1[, src2[, src3]]), got ({got})", op=op)
+        return _mrgsort_blocks(m, op, dst, v["src"], v["block_len"], per)
+    tiles: list[str] = [n for n in ("tmp", "src0", "src1", "src2", "src3") if n in v]
+    for n in tiles:
+        if v[n].dtype.name != dt:
+            raise DtypeError(f"{n} is {v[n].dtype.name} but dst is {dt}: the tiles must share "
+                             f"one element type", op=op, operand=n)
+    for name in ("dst", *tiles):
+        _one_row(op, name, v[name])
+    tmp = v["tmp"]
+    if tmp.cols < dst.cols:
+        raise VerifyError(f"tmp has {tmp.cols} cols, fewer than dst's {dst.cols}", op=op,
+                          operand="tmp")
+    srcs = [v[n] for n in tiles[1:]]
+    counts = [s.valid[1] // per for s in srcs]
+    if sum(counts) * RECORD > tmp.nbytes:
+        raise VerifyError(f"tmp holds {tmp.nbytes} bytes but the {len(srcs)} lists take "
+                          f"{sum(counts) * RECORD}", op=op, operand="tmp")
+    for n, c in zip(tiles[1:], counts):
+        if c > 0xFFFF:
+            raise VerifyError(f"{n} holds {c} records; a list length is a 16-bit field",
+                              op=op, operand=n)
+    exhausted = bool(kw.get("exhausted", False))
+    lists = [_records(m, s, c, n) for s, c, n in zip(srcs, counts, tiles[1:])]
+    merged, taken = merge_lists(lists, dt, exhausted)
+    tbytes = _rows_u8(m, tmp, "W", "tmp")[0]
+    tbytes[:merged.size * RECORD] = merged.view(np.uint8)
+    # a5 then copies dst's valid columns, in whole 32-byte blocks, from tmp to dst
+    n = min(-(-dst.valid[1] * dst.dtype.size // 32) * 32, dst.cols * dst.dtype.size)
+    _rows_u8(m, dst, "W", "dst")[0, :n] = np.array(_rows_u8(m, tmp, "R", "tmp")[0, :n])
+    # the executed counts (VMS4_SR): records taken from each list (0 for absent lists)
+    return tuple(taken + [0] * (4 - len(taken)))
+
+
+def _mrgsort_blocks(m: TileOps, op: str, dst: Tile, src: Tile, block_len: Any, per: int
+                    ) -> Any:
+    if src.dtype.name != dst.dtype.name:
+        raise DtypeError(f"src is {src.dtype.name} but dst is {dst.dtype.name}", op=op,
+                         operand="src")
+    _one_row(op, "dst", dst)
+    _one_row(op, "src", src)
+    if isinstance(block_len, float) and not float(block_len).is_integer():
+        raise PtoTypeError(f"block_len must be an integer, got {block_len}", op=op,
+                           operand="block_len")
+    blen, cols = int(block_len), src.valid[1]
+    if blen <= 0 or blen % 64:
+        raise PtoValueError(f"block_len must be a positive multiple of 64, got {blen}", op=op,
+                            operand="block_len")
+    group = 4 * blen
+    repeat = cols // group          # a5: whole groups only; a partial last group is left alone
+    if not 1 <= repeat <= 255:
+        raise VerifyError(f"src valid cols {cols} must hold 1 to 255 groups of 4 x block_len = "
+                          f"{group}, got {repeat}", op=op, operand="src")
+    cols = repeat * group
+    if dst.cols < cols:
+        raise VerifyError(f"dst has {dst.cols} cols but the merge writes {cols}", op=op,
+                          operand="dst")
+    recs = _records(m, src, cols // per, "src")
+    nrec = blen // per
+    out = [merge_lists([g[i * nrec:(i + 1) * nrec] for i in range(4)], dst.dtype.name,
+                       False)[0] for g in recs.reshape(-1, 4 * nrec)]
+    _rows_u8(m, dst, "W", "dst")[0, :cols * dst.dtype.size] = \
+        np.concatenate(out).view(np.uint8)
+    return None
 
 
 # --- TRANDOM -------------------------------------------------------------------------------
@@ -259,14 +373,16 @@ def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 
 FAMILIES: dict[str, Family] = {
-    "sort32": _sort32, "random": _random, "gatherb": _gatherb, "scatter": _scatter,
+    "sort32": _sort32, "mrgsort": _mrgsort, "random": _random, "gatherb": _gatherb,
+    "scatter": _scatter,
 }
 
 
-def method(spec: OpSpec) -> Callable[..., None]:
-    """The Python face of an irregular tile row: ``m.TSORT32(dst, src, idx)``."""
-    def call(self: TileOps, *args: Any, **kw: Any) -> None:
-        run(self, spec, args, kw)
+def method(spec: OpSpec) -> Callable[..., Any]:
+    """The Python face of an irregular tile row: ``m.TSORT32(dst, src, idx)``; TMRGSORT's
+    multi-list form returns the executed counts of its four lists."""
+    def call(self: TileOps, *args: Any, **kw: Any) -> Any:
+        return run(self, spec, args, kw)
     call.__name__ = call.__qualname__ = spec.method or spec.name.upper()
     ins = ", ".join(o.name for o in spec.operands[1:])
     keys = "".join(f", {k}=" for _, k in spec.attrs)

@@ -602,7 +602,7 @@ FAMILIES: dict[str, Family] = {
 }
 
 
-def method(spec: OpSpec) -> Callable[..., None]:
+def method(spec: OpSpec) -> Callable[..., Any]:
     """The Python face of a vector tile row: ``m.TADD(dst, src0, src1, **attrs)``."""
     if not isinstance(spec.impl, VecRule):
         # the irregular ops (isa.tile_sort rows); imported late: sort builds on this module
