@@ -555,3 +555,94 @@ module {
 """
     k = Kernel.from_text(text)
     assert "pto.tmrgsort ins(" in str(k.module)
+
+
+# --- THISTOGRAM -----------------------------------------------------------------------------
+def cum_hist_loop(values):
+    counts = [0] * 256
+    for x in values:
+        counts[int(x)] += 1
+    out, total = [], 0
+    for c in counts:
+        total += c
+        out.append(total)
+    return out
+
+
+def padded_cols(cols, size):
+    return -(-cols * size // 32) * 32 // size
+
+
+# a5 THISTOGRAM u16 table: (rows, cols, byte) (MSB = byte 1, LSB = byte 0)
+HIST16_TABLE = [(2, 128, 1), (4, 64, 1), (8, 128, 1), (1, 256, 1), (4, 256, 1), (2, 100, 1),
+                (2, 128, 0), (4, 64, 0), (8, 128, 0), (1, 256, 0), (4, 256, 0), (2, 100, 0)]
+
+
+@pytest.mark.parametrize("rows,cols,byte", HIST16_TABLE)
+def test_thistogram_u16_cumulative_counts(rows, cols, byte):
+    m = mk()
+    rng = np.random.default_rng(rows * cols + byte)
+    pc = padded_cols(cols, 2)
+    x = rng.integers(0, 1 << 16, (rows, pc)).astype(np.uint16)
+    x[:, : cols // 2] &= 0x3FFF                                  # crowd a few MSBs
+    src = m.tile("Vec", "ui16", rows, pc, valid=(rows, cols))
+    put(m, src, x)
+    filt = rng.integers(0, 64, 32).astype(np.uint8)
+    idx = m.tile("Vec", "ui8", 1, 32)
+    put(m, idx, filt)
+    dst = blank(m, "ui32", rows, 256)
+    m.THISTOGRAM(dst, src, idx, byte=byte)
+    got = raw(m, dst).copy().view(np.uint32)
+    for r in range(rows):
+        row = [int(v) for v in x[r, :cols]]
+        if byte == 1:
+            want = cum_hist_loop([v >> 8 for v in row])
+        else:
+            want = cum_hist_loop([v & 0xFF for v in row if v >> 8 == filt[r]])
+        assert list(got[r]) == want
+
+
+# a5 THISTOGRAM u32 table: (rows, cols, byte)
+HIST32_TABLE = [(1, 128, 3), (1, 256, 3), (2, 128, 3), (2, 4096, 3), (2, 192, 3), (6, 912, 3),
+                (1, 128, 2), (2, 256, 1), (2, 256, 0)]
+
+
+@pytest.mark.parametrize("rows,cols,byte", HIST32_TABLE)
+def test_thistogram_u32_filters_on_higher_bytes(rows, cols, byte):
+    m = mk()
+    rng = np.random.default_rng(rows * cols + byte)
+    x = rng.integers(0, 1 << 32, (rows, cols), dtype=np.uint64).astype(np.uint32)
+    x[:, ::2] = (x[:, ::2] & 0x0000FFFF) | 0x07030000             # many pass the filters
+    x[:, ::4] = (x[:, ::4] & 0xFFFF00FF) | 0x00000500
+    src = m.tile("Vec", "ui32", rows, cols)
+    put(m, src, x)
+    filt = [7, 3, 5]
+    idx = m.tile("Vec", "ui8", 3, 32)
+    put(m, idx, np.repeat(np.array(filt, np.uint8)[:, None], 32, axis=1))
+    dst = blank(m, "ui32", rows, 256)
+    m.THISTOGRAM(dst, src, idx, byte=byte)
+    got = raw(m, dst).copy().view(np.uint32)
+    for r in range(rows):
+        vals = []
+        for v in (int(t) for t in x[r]):
+            bs = [(v >> (8 * b)) & 0xFF for b in range(4)]
+            if all(bs[3 - k] == filt[k] for k in range(3 - byte)):
+                vals.append(bs[byte])
+        assert list(got[r]) == cum_hist_loop(vals)
+
+
+def test_thistogram_rules():
+    m = mk()
+    src, idx = m.tile("Vec", "ui16", 1, 64), m.tile("Vec", "ui8", 1, 32)
+    with pytest.raises(DtypeError, match="src element type must be one of ui16, ui32, got i16"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), m.tile("Vec", "i16", 1, 64), idx)
+    with pytest.raises(DtypeError, match="dst element type must be one of ui32, got i32"):
+        m.THISTOGRAM(m.tile("Vec", "i32", 1, 256), src, idx)
+    with pytest.raises(DtypeError, match="idx element type must be one of ui8, got i8"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), src, m.tile("Vec", "i8", 1, 32))
+    with pytest.raises(PtoValueError, match="byte must be 0 to 1 for ui16 data, got 2"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), src, idx, byte=2)
+    with pytest.raises(VerifyError, match="dst needs 256 valid cols"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 128), src, idx)
+    with pytest.raises(VerifyError, match="byte 0 filters on 3 higher bytes: idx needs 3 rows"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), m.tile("Vec", "ui32", 1, 64), idx, byte=0)

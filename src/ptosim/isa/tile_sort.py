@@ -67,6 +67,7 @@ ROWS: tuple[OpSpec, ...] = (
     _row("trandom", "random", tuple(_s(n) for n in ("key0", "key1", "counter0", "counter1",
                                                     "counter2", "counter3")),
          (("rounds", "rounds"),)),
+    _row("thistogram", "histogram", (_t("src"), _t("idx")), (("byte", "byte"),)),
     _row("tgatherb", "gatherb", (_t("src"), _t("offsets"))),
     _row("tscatter", "scatter", (_t("src"), _t("indexes")), dst_role="RW"),
 )

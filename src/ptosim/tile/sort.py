@@ -304,6 +304,53 @@ def _random(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _nd(m, dst, "W", "dst").view(np.uint32)[:rows, :cols] = out[:, :cols]
 
 
+# --- THISTOGRAM ----------------------------------------------------------------------------
+BINS = 256
+
+
+def _histogram(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src, idx = v["dst"], v["src"], v["idx"]
+    _dtype_in(op, "src", src, ("ui16", "ui32"), m)
+    _dtype_in(op, "dst", dst, ("ui32",), m)
+    _dtype_in(op, "idx", idx, ("ui8",), m)
+    byte = kw.get("byte", 1)
+    top = 1 if src.dtype.size == 2 else 3
+    if not isinstance(byte, (int, np.integer)) or not 0 <= int(byte) <= top:
+        raise PtoValueError(f"byte must be 0 to {top} for {src.dtype.name} data, got {byte}",
+                            op=op, operand="byte")
+    byte = int(byte)
+    rows, cols = src.valid
+    if dst.valid[1] < BINS:
+        raise VerifyError(f"dst needs {BINS} valid cols (one per bin), got {dst.valid[1]}",
+                          op=op, operand="dst")
+    if dst.rows < rows:
+        raise VerifyError(f"dst has {dst.rows} rows but src {rows} valid rows", op=op,
+                          operand="dst")
+    ib = _nd(m, idx, "R", "idx").reshape(-1)
+    if src.dtype.size == 2:
+        if byte == 0 and ib.size < rows:
+            raise VerifyError(f"idx holds {ib.size} bytes but src has {rows} valid rows (one "
+                              f"filter byte each)", op=op, operand="idx")
+    elif 3 - byte > idx.rows:
+        raise VerifyError(f"byte {byte} filters on {3 - byte} higher bytes: idx needs "
+                          f"{3 - byte} rows, got {idx.rows}", op=op, operand="idx")
+    if rows == 0 or cols == 0:
+        return
+    x = _nd(m, src, "R", "src")[:rows, :cols].astype(np.uint32)
+    parts = [(x >> np.uint32(8 * b)) & np.uint32(0xFF) for b in range(src.dtype.size)]
+    keep = np.ones((rows, cols), bool)
+    if src.dtype.size == 2:
+        if byte == 0:        # a5: row r keeps values whose MSB equals idx byte r (flat)
+            keep = parts[1] == ib[:rows, None]
+    else:                    # a5: idx[k, 0] filters byte 3 - k for every row
+        for k in range(3 - byte):
+            keep &= parts[3 - k] == ib[k * idx.cols]
+    counts = np.zeros((rows, BINS), np.uint32)
+    for r in range(rows):
+        counts[r] = np.bincount(parts[byte][r][keep[r]], minlength=BINS)
+    _nd(m, dst, "W", "dst")[:rows, :BINS] = np.cumsum(counts, axis=1, dtype=np.uint32)
+
+
 # --- TGATHERB ------------------------------------------------------------------------------
 GATHER_BLOCK = 32          # bytes per gathered block
 
@@ -374,6 +421,7 @@ def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 FAMILIES: dict[str, Family] = {
     "sort32": _sort32, "mrgsort": _mrgsort, "random": _random, "gatherb": _gatherb,
+    "histogram": _histogram,
     "scatter": _scatter,
 }
 
