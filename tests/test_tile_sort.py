@@ -646,3 +646,50 @@ def test_thistogram_rules():
         m.THISTOGRAM(m.tile("Vec", "ui32", 1, 128), src, idx)
     with pytest.raises(VerifyError, match="byte 0 filters on 3 higher bytes: idx needs 3 rows"):
         m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), m.tile("Vec", "ui32", 1, 64), idx, byte=0)
+
+
+# --- TPRINT ---------------------------------------------------------------------------------
+def test_tprint_prints_the_valid_region(capsys):
+    m = mk()
+    t = m.tile("Vec", "f32", 2, 8, valid=(2, 3))
+    put(m, t, np.arange(16, dtype=np.float32).reshape(2, 8) / 4 - 1)
+    m.TPRINT(t)
+    m.TPRINT(t, format="w10p6")
+    i = m.tile("Vec", "i8", 1, 32, valid=(1, 4))
+    put(m, i, np.arange(32, dtype=np.int8) - 2)
+    m.TPRINT(i)
+    assert capsys.readouterr().out == (
+        "TPRINT 2x3\n -1.0000  -0.7500  -0.5000\n  1.0000   1.2500   1.5000\n"
+        "TPRINT 2x3\n -1.000000  -0.750000  -0.500000\n  1.000000   1.250000   1.500000\n"
+        "TPRINT 1x4\n      -2       -1        0        1\n")
+
+
+def test_tprint_rules_and_text_form(capsys):
+    m = mk()
+    with pytest.raises(PtoValueError, match="format must be one of w8p4, w8p2, w10p6, got 'x'"):
+        m.TPRINT(m.tile("Vec", "f32", 1, 8), format="x")
+    with pytest.raises(PtoTypeError, match="unknown keyword 'fmt'"):
+        m.TPRINT(m.tile("Vec", "f32", 1, 8), fmt="w8p2")
+    text = """
+module {
+  func.func @k(%x: !pto.ptr<i32>) attributes {pto.aicore} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %v = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1]
+      : !pto.tensor_view<1x8xi32>
+    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %c8]
+      : !pto.tensor_view<1x8xi32>
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 1x8xi32>
+    pto.tload ins(%p : !pto.partition_tensor_view<1x8xi32>) outs(%s : !pto.tile_buf<vec, 1x8xi32>)
+    pto.tprint ins(%s : !pto.tile_buf<vec, 1x8xi32>)
+    return
+  }
+}
+"""
+    Kernel.from_text(text).run({"x": np.arange(8, dtype=np.int32) * 100})
+    out = capsys.readouterr().out
+    assert "TPRINT 1x8\n       0      100      200      300      400      500      600      700\n" \
+        in out
+    with pytest.raises(ptosim.PtoError, match="pto.tprint: unsupported attribute 'format'"):
+        Kernel.from_text(text.replace("xi32>)\n    return", "xi32>) {format = \"w8p2\"}\n    return"))

@@ -12,6 +12,8 @@ register-level ops: ``$a `,` $b ... attr-dict `:` type($a) `,` ...``).
 [{attrs}]`` -- destination-passing tile ops (the vector tile ops): tiles and scalars in
 ``ins`` in one of the row's operand orders, the destination in ``outs``, attributes
 (the row's ``attrs``) inside ``ins`` before the colon or after ``outs``.
+``tile_ins``: ``pto.<name> ins(%a : TB) [{attrs}]`` -- tile ops without a destination
+(``pto.tprint``).
 ``vector``: the vector micro ops (`ptosim.frontend.vector_ops`, rows in `ptosim.isa.vector`).
 """
 
@@ -152,6 +154,18 @@ def _attr_value(value: Attribute) -> object:
     return str(value)
 
 
+def _known_attrs(spec: OpSpec, name: str, parser: Parser) -> dict[str, Attribute]:
+    """An optional attribute dictionary holding only the row's attributes."""
+    pos = parser.pos
+    attrs = parser.parse_optional_attr_dict()
+    known = [k for k, _ in spec.attrs]
+    for key in attrs:
+        if key not in known:
+            parser.raise_error(f"{name}: unsupported attribute '{key}' (known: "
+                               f"{', '.join(known) or 'none'})", pos)
+    return attrs
+
+
 class TileDpsOp(IRDLOperation):
     """A destination-passing tile op described by ``SPEC.operands`` (dst first, then the
     ins in one of the row's orders) and ``SPEC.attrs``."""
@@ -202,14 +216,7 @@ class TileDpsOp(IRDLOperation):
 
     @classmethod
     def _parse_attrs(cls, parser: Parser) -> dict[str, Attribute]:
-        pos = parser.pos
-        attrs = parser.parse_optional_attr_dict()
-        known = [k for k, _ in cls.SPEC.attrs]
-        for key in attrs:
-            if key not in known:
-                parser.raise_error(f"{cls.name}: unsupported attribute '{key}' (known: "
-                                   f"{', '.join(known) or 'none'})", pos)
-        return attrs
+        return _known_attrs(cls.SPEC, cls.name, parser)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ins(")
@@ -244,8 +251,52 @@ class TileDpsOp(IRDLOperation):
         return [self.dst, *self.srcs], kw
 
 
+class TileInsOp(IRDLOperation):
+    """A tile op with inputs only (``pto.tprint ins(%src : T)``): ``SPEC.operands`` in
+    ``ins(...)``, attributes (the row's ``attrs``) after it."""
+
+    SPEC: ClassVar[OpSpec]
+    srcs = var_operand_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TileInsOp:
+        name = cls.name
+        keyword(parser, "ins", name)
+        parser.parse_punctuation("(", " after ins")
+        ops = Operands(parser, name)
+        ops.add_list([o.name for o in cls.SPEC.operands], [o.kind for o in cls.SPEC.operands])
+        parser.parse_punctuation(":", f" before the ins(...) types of {name}")
+        types = parse_types(parser, len(cls.SPEC.operands), name)
+        parser.parse_punctuation(")", " to close ins(...)")
+        return cls.build(operands=[ops.resolve(types)],
+                         attributes=_known_attrs(cls.SPEC, name, parser))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        print_values(printer, self.srcs)
+        printer.print_string(" : ")
+        print_types(printer, self.srcs)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        for o, v in zip(self.SPEC.operands, self.srcs):
+            if (why := kind_error(o.kind, v.type)) is not None:
+                raise VerifyException(f"{self.name}: {o.name} {why}")
+        known = {k for k, _ in self.SPEC.attrs}
+        for key in self.attributes:
+            if key not in known:
+                raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        """The ins and the attributes as the Python face's keywords."""
+        names = dict(self.SPEC.attrs)
+        return list(self.srcs), {names[k]: _attr_value(v) for k, v in self.attributes.items()}
+
+
 _FAMILIES: dict[str, type[IRDLOperation]] = {"scalars": ScalarsOp, "operands": OperandsOp,
-                                              "tile_dps": TileDpsOp}
+                                              "tile_dps": TileDpsOp, "tile_ins": TileInsOp}
 
 
 def _make(spec: OpSpec) -> type[IRDLOperation]:

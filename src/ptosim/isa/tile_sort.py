@@ -20,10 +20,11 @@ from .spec import Args, Operand, OpSpec
 @dataclass(frozen=True)
 class TileRule:
     """``family``: the semantics in `ptosim.tile.sort.FAMILIES`; ``text_defaults``: keywords
-    a ``.pto`` op always passes."""
+    a ``.pto`` op always passes; ``keywords``: keywords of the Python face only."""
 
     family: str
     text_defaults: tuple[tuple[str, object], ...] = ()
+    keywords: tuple[str, ...] = ()       # Python-only keywords (no text attribute)
 
 
 def _work(args: Args) -> tuple[int, int]:
@@ -54,6 +55,9 @@ def _s(name: str) -> Operand:
 
 
 ROWS: tuple[OpSpec, ...] = (
+    # no destination: ``pto.tprint ins(%src : T)``
+    OpSpec("tprint", "tile", "V", "vector", "TPRINT", work=_work, syntax="tile_ins",
+           operands=(_t("src"),), impl=TileRule("print", keywords=("format",))),
     # tmp (unaligned tails) is scratch the op writes: role W for the hazard checker
     _row("tsort32", "sort32", (_t("src"), _t("idx"), _t("tmp", "W", optional=True))),
     # TMRGSORT: the multi-list form (dst, tmp, src0, src1[, src2[, src3]]) is the row's order;

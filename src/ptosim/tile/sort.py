@@ -31,22 +31,23 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> An
     op = spec.method or spec.name.upper()
     if not args:
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
+    first = spec.operands[0].name        # dst, or TPRINT's src
     dst, ins = args[0], list(args[1:])
     names = bind(spec, tuple(_kind(x) for x in ins))
     if names is None:
         got = ", ".join(_kind(x) for x in ins)
         raise PtoTypeError(f"operands after dst must be {signature(spec)}, got ({got})", op=op)
-    known = {k for _, k in spec.attrs}
+    rule: TileRule = spec.impl
+    known = {k for _, k in spec.attrs} | set(rule.keywords)
     for key in kw:
         if key not in known:
             raise PtoTypeError(f"unknown keyword {key!r}; known: "
                                f"{', '.join(sorted(known)) or 'none'}", op=op)
     vals: dict[str, Any] = dict(zip(names, ins))
-    vals["dst"] = dst
+    vals[first] = dst
     for name, v in vals.items():
-        if isinstance(v, Tile) or name == "dst":
+        if isinstance(v, Tile) or name == first:
             _check_tile(op, name, v, m)
-    rule: TileRule = spec.impl
     return FAMILIES[rule.family](m, op, vals, kw)
 
 
@@ -351,6 +352,31 @@ def _histogram(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> No
     _nd(m, dst, "W", "dst")[:rows, :BINS] = np.cumsum(counts, axis=1, dtype=np.uint32)
 
 
+# --- TPRINT -------------------------------------------------------------------------------
+PRINT_FORMATS = {"w8p4": (8, 4), "w8p2": (8, 2), "w10p6": (10, 6)}
+
+
+def _print(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """``TPRINT RxC``, then one line per valid row: the valid columns right-aligned in
+    ``width`` characters, separated by one space; floats fixed-point with ``precision``
+    decimals (the C++ CPU simulator's format, Width8_Precision4 by default)."""
+    src = v["src"]
+    fmt = kw.get("format", "w8p4")
+    if fmt not in PRINT_FORMATS:
+        raise PtoValueError(f"format must be one of {', '.join(PRINT_FORMATS)}, got {fmt!r}",
+                            op=op, operand="format")
+    width, prec = PRINT_FORMATS[fmt]
+    rows, cols = src.valid
+    x = _nd(m, src, "R", "src")[:rows, :cols]
+    floating = src.dtype.kind == "float"
+    lines = [f"TPRINT {rows}x{cols}"]
+    for r in range(rows):
+        cells = (f"{float(e):{width}.{prec}f}" if floating else f"{int(e):{width}d}"
+                 for e in x[r])
+        lines.append(" ".join(cells))
+    print("\n".join(lines), flush=True)
+
+
 # --- TGATHERB ------------------------------------------------------------------------------
 GATHER_BLOCK = 32          # bytes per gathered block
 
@@ -421,7 +447,7 @@ def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 FAMILIES: dict[str, Family] = {
     "sort32": _sort32, "mrgsort": _mrgsort, "random": _random, "gatherb": _gatherb,
-    "histogram": _histogram,
+    "histogram": _histogram, "print": _print,
     "scatter": _scatter,
 }
 
