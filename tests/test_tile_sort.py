@@ -691,5 +691,5 @@ module {
     out = capsys.readouterr().out
     assert "TPRINT 1x8\n       0      100      200      300      400      500      600      700\n" \
         in out
-    with pytest.raises(ptosim.PtoError, match="pto.tprint: unsupported attribute 'format'"):
+    with pytest.raises(ptosim.PtoError, match=r"pto\.tprint: unsupported attribute 'format'"):
         Kernel.from_text(text.replace("xi32>)\n    return", "xi32>) {format = \"w8p2\"}\n    return"))
