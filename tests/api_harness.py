@@ -173,6 +173,7 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "TRANDOM": ([tile("i32", 2, 64, (2, 50)), 1, 2, 3, 4, 5, 6], {"rounds": 7}),
         "TGATHERB": ([tile("f32", 2, 16), recs, tile("ui32", 2, 8)], {}),
         "TSCATTER": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("ui32", 2, 8)], {}),
+        "TGATHER": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("i32", 2, 8)], {}),
         "THISTOGRAM": ([tile("ui32", 2, 256), tile("ui16", 2, 16), tile("ui8", 1, 32)],
                        {"byte": 0}),
         "TPRINT": ([tile("f16", 1, 16, (1, 2))], {"format": "w8p2"}),

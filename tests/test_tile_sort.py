@@ -693,3 +693,122 @@ module {
         in out
     with pytest.raises(ptosim.PtoError, match=r"pto\.tprint: unsupported attribute 'format'"):
         Kernel.from_text(text.replace("xi32>)\n    return", "xi32>) {format = \"w8p2\"}\n    return"))
+
+
+# --- TGATHER / TSCATTER mask forms --------------------------------------------------------------
+# a5 TGATHER index table: (data, index, src rows, src cols, index rows, index cols)
+GATHER_TABLE = [("f32", "i32", 32, 1024, 16, 64), ("i32", "i32", 32, 512, 16, 256),
+                ("f16", "i16", 16, 1024, 16, 128), ("i16", "i16", 32, 256, 32, 64),
+                ("i8", "i16", 16, 128, 16, 64), ("i8", "ui16", 16, 128, 16, 64),
+                ("ui8", "ui16", 16, 128, 16, 64), ("i64", "ui32", 4, 16, 4, 16),
+                ("ui64", "ui32", 4, 16, 4, 16), ("f16", "i32", 4, 64, 4, 16)]
+
+
+@pytest.mark.parametrize("dt,it,sr,sc,ir,ic", GATHER_TABLE)
+def test_tgather_index_form_matches_loop(dt, it, sr, sc, ir, ic):
+    m = mk()
+    rng = np.random.default_rng(sr * sc + ic)
+    data = rng.integers(-20, 20, (sr, sc)).astype(NP[dt])
+    idx = rng.integers(0, sr * sc, (ir, ic)).astype(NP[it])
+    src = m.tile("Vec", dt, sr, sc)
+    put(m, src, data)
+    it_ = m.tile("Vec", it, ir, ic)
+    put(m, it_, idx)
+    dst = blank(m, dt, ir, ic)
+    m.TGATHER(dst, src, it_)
+    flat = data.ravel()
+    want = np.zeros((ir, ic), NP[dt])
+    for r in range(ir):
+        for c in range(ic):
+            want[r, c] = flat[int(idx[r, c])]
+    np.testing.assert_array_equal(raw(m, dst).copy().view(NP[dt]).reshape(ir, ic), want)
+
+
+# a5 TGATHER mask table (f32 rows / cols per pattern) and f16 shapes
+MASK_TABLE = [("f32", 4, 64, "P0101"), ("f32", 4, 64, "P1010"), ("f32", 4, 64, "P0001"),
+              ("f32", 4, 64, "P0010"), ("f32", 4, 64, "P0100"), ("f32", 4, 64, "P1000"),
+              ("f32", 7, 320, "P1111"), ("f16", 5, 128, "P0101"), ("f16", 7, 320, "P1111"),
+              ("i8", 3, 96, "P1000")]
+
+
+@pytest.mark.parametrize("dt,rows,cols,pattern", MASK_TABLE)
+def test_tgather_mask_form_streams_selected_lanes(dt, rows, cols, pattern):
+    m = mk()
+    data = np.random.default_rng(cols).integers(1, 100, (rows, cols)).astype(NP[dt])
+    src = m.tile("Vec", dt, rows, cols)
+    put(m, src, data)
+    dst = blank(m, dt, rows, cols)
+    m.TGATHER(dst, src, mask_pattern=pattern)
+    # the manual's reading: bit k from the right selects lane k of each group of 2 or 4
+    width, lane = {"P1111": (1, 0), "P0101": (2, 0), "P1010": (2, 1), "P0001": (4, 0),
+                   "P0010": (4, 1), "P0100": (4, 2), "P1000": (4, 3)}[pattern]
+    want = [data[r, c] for r in range(rows) for c in range(cols) if c % width == lane]
+    got = raw(m, dst).copy().view(NP[dt]).ravel()
+    np.testing.assert_array_equal(got[:len(want)], np.array(want, NP[dt]))
+    assert (raw(m, dst).ravel()[len(want) * data.itemsize:] == SENTINEL).all()
+
+
+# a5 TSCATTER mask table: (type, rows, src cols, dst cols, pattern)
+SCATTER_MASK_TABLE = [("f16", 16, 64, 64, "P1111"), ("f32", 16, 64, 64, "P1111"),
+                      ("f16", 16, 64, 128, "P1010"), ("f32", 16, 64, 128, "P0101"),
+                      ("i32", 16, 64, 128, "P1010"), ("f16", 16, 64, 256, "P1000"),
+                      ("f32", 16, 64, 256, "P0100"), ("f32", 16, 64, 256, "P0010"),
+                      ("f16", 16, 64, 256, "P0001")]
+
+
+@pytest.mark.parametrize("dt,rows,sc,dc,pattern", SCATTER_MASK_TABLE)
+def test_tscatter_mask_form_expands_groups(dt, rows, sc, dc, pattern):
+    m = mk()
+    data = np.random.default_rng(dc).integers(1, 100, (rows, sc)).astype(NP[dt])
+    src = m.tile("Vec", dt, rows, sc)
+    put(m, src, data)
+    dst = blank(m, dt, rows, dc)
+    m.TSCATTER(dst, src, mask_pattern=pattern)
+    width = dc // sc
+    lane = pattern[::-1].index("1")
+    want = np.zeros((rows, dc), NP[dt])
+    for r in range(rows):
+        for c in range(sc):
+            want[r, width * c + lane] = data[r, c]
+    np.testing.assert_array_equal(raw(m, dst).copy().view(NP[dt]), want)
+
+
+def test_tgather_and_mask_rules():
+    m = mk()
+    src = m.tile("Vec", "f32", 2, 8)
+    idx = m.tile("Vec", "i32", 2, 8)
+    put(m, idx, np.array([[0] * 8, [0] * 7 + [16]], np.int32))
+    with pytest.raises(PtoValueError, match=r"indices\[1, 7\] = 16 is outside src's 16"):
+        m.TGATHER(m.tile("Vec", "f32", 2, 8), src, idx)
+    with pytest.raises(DtypeError, match="f32 data takes 32-bit indices, got i16"):
+        m.TGATHER(m.tile("Vec", "f32", 2, 8), src, m.tile("Vec", "i16", 2, 16))
+    with pytest.raises(VerifyError, match="dst must be continuous: valid cols 5 != cols 8"):
+        m.TGATHER(m.tile("Vec", "f32", 2, 8, valid=(2, 5)), src, idx)
+    with pytest.raises(PtoTypeError, match="either an indices tile or mask_pattern"):
+        m.TGATHER(m.tile("Vec", "f32", 2, 8), src, idx, mask_pattern="P0101")
+    with pytest.raises(PtoValueError, match="mask_pattern must be one of P1111, P0101"):
+        m.TGATHER(m.tile("Vec", "f32", 2, 8), src, mask_pattern="P0110")
+    with pytest.raises(DtypeError, match=r"dst \(f16\) and src \(f32\) must have one element"):
+        m.TGATHER(m.tile("Vec", "f16", 2, 16), src, mask_pattern="P0101")
+    with pytest.raises(VerifyError, match="dst's valid region 2x8 must be 2x16"):
+        m.TSCATTER(m.tile("Vec", "f32", 2, 8), src, mask_pattern="P0101")
+
+
+def test_tgather_mask_text_form():
+    text = """
+module {
+  func.func @k() attributes {pto.aicore} {
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 2x64xf32>
+    %d = pto.alloc_tile : !pto.tile_buf<vec, 2x64xf32>
+    pto.tgather ins(%s, {maskPattern = #pto.mask_pattern<P0101>} : !pto.tile_buf<vec, 2x64xf32>)
+      outs(%d : !pto.tile_buf<vec, 2x64xf32>)
+    pto.tscatter ins(%s {maskPattern = #pto<mask_pattern P1111>} : !pto.tile_buf<vec, 2x64xf32>)
+      outs(%d : !pto.tile_buf<vec, 2x64xf32>)
+    return
+  }
+}
+"""
+    k = Kernel.from_text(text)
+    printed = str(k.module)
+    assert "#pto.mask_pattern<P0101>" in printed and "#pto.mask_pattern<P1111>" in printed
+    k.run({})

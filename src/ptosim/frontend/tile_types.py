@@ -425,6 +425,18 @@ class PrecisionModeAttr(_WordAttr):
     WHAT = "a precision mode"
 
 
+@irdl_attr_definition
+class MaskPatternAttr(_WordAttr):
+    """``#pto.mask_pattern<P0101|...|P1111>`` (also ``#pto<mask_pattern ...>``): the lane
+    pattern of tgather / tscatter's mask forms."""
+
+    name = "pto.mask_pattern"
+
+    value: StringAttr
+    CHOICES = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+    WHAT = "a mask pattern"
+
+
 # --- accessors and predicates --------------------------------------------------------------
 def is_tile_type(t: Attribute) -> bool:
     return isinstance(t, TileBufType)

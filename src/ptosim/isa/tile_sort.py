@@ -73,5 +73,9 @@ ROWS: tuple[OpSpec, ...] = (
          (("rounds", "rounds"),)),
     _row("thistogram", "histogram", (_t("src"), _t("idx")), (("byte", "byte"),)),
     _row("tgatherb", "gatherb", (_t("src"), _t("offsets"))),
-    _row("tscatter", "scatter", (_t("src"), _t("indexes")), dst_role="RW"),
+    # index forms, or (no index tile) the mask-pattern forms; A5 ignores tgather's tmp
+    _row("tgather", "gather", (_t("src"), _t("indices", optional=True),
+                               _t("tmp", optional=True)), (("maskPattern", "mask_pattern"),)),
+    _row("tscatter", "scatter", (_t("src"), _t("indexes", optional=True)),
+         (("maskPattern", "mask_pattern"),), dst_role="RW"),
 )

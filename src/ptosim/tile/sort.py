@@ -409,13 +409,102 @@ def _gatherb(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     _rows_u8(m, dst, "W", "dst")[:rows, :cols * dst.dtype.size] = got[:, :cols * dst.dtype.size]
 
 
-# --- TSCATTER ------------------------------------------------------------------------------
 _SCATTER_T = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64", "f16", "f32", "bf16")
 
 
-def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
-    dst, src, idx = v["dst"], v["src"], v["indexes"]
+# --- mask patterns (TGATHER / TSCATTER mask forms) ------------------------------------------
+# pattern -> (group width F, selected lane in the group): read right to left, P0101 keeps
+# lanes 0, 2, 4 ... (a5 GetMaskVal: pintlv of PAT_ALL with PAT_ALLF)
+PATTERNS = {"P1111": (1, 0), "P0101": (2, 0), "P1010": (2, 1), "P0001": (4, 0),
+            "P0010": (4, 1), "P0100": (4, 2), "P1000": (4, 3)}
+
+
+def _pattern(op: str, kw: dict[str, Any]) -> tuple[int, int]:
+    p = kw.get("mask_pattern")
+    if p not in PATTERNS:
+        raise PtoValueError(f"mask_pattern must be one of {', '.join(PATTERNS)}, got {p!r}",
+                            op=op, operand="mask_pattern")
+    return PATTERNS[p]
+
+
+def _continuous(op: str, name: str, t: Tile) -> None:
+    if t.valid[1] != t.cols:
+        raise VerifyError(f"{name} must be continuous: valid cols {t.valid[1]} != cols "
+                          f"{t.cols}", op=op, operand=name)
+
+
+# --- TGATHER -------------------------------------------------------------------------------
+_GATHER_T = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64", "f16", "f32", "bf16")
+_GATHER_INDEX_SIZES = {1: (2,), 2: (2, 4), 4: (4,), 8: (4,)}   # the a5 gather paths
+_INDEX_T = ("i16", "ui16", "i32", "ui32")
+
+
+def _gather(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src = v["dst"], v["src"]
+    if "indices" not in v:
+        return _gather_mask(m, op, dst, src, kw)
+    if kw.get("mask_pattern") is not None:
+        raise PtoTypeError("takes either an indices tile or mask_pattern, not both", op=op,
+                           operand="mask_pattern")
+    idx = v["indices"]
+    _dtype_in(op, "dst", dst, _GATHER_T, m)
+    if src.dtype.name != dst.dtype.name:
+        raise DtypeError(f"src is {src.dtype.name} but dst is {dst.dtype.name}", op=op,
+                         operand="src")
+    _dtype_in(op, "indices", idx, _INDEX_T, m)
+    sizes = _GATHER_INDEX_SIZES[dst.dtype.size]
+    if idx.dtype.size not in sizes:
+        bits = " or ".join(f"{8 * b}" for b in sizes)
+        raise DtypeError(f"{dst.dtype.name} data takes {bits}-bit indices, got "
+                         f"{idx.dtype.name}", op=op, operand="indices")
+    _continuous(op, "dst", dst)
+    _continuous(op, "indices", idx)
+    rows, cols = dst.valid
+    if idx.valid[0] < rows or idx.valid[1] < cols:
+        raise VerifyError(f"indices' valid region {idx.valid[0]}x{idx.valid[1]} does not "
+                          f"cover dst's {rows}x{cols}", op=op, operand="indices")
+    if rows == 0 or cols == 0:
+        return
+    k = _nd(m, idx, "R", "indices")[:rows, :cols].view(
+        np.uint32 if idx.dtype.size == 4 else np.uint16).astype(np.int64)
+    size = src.rows * src.cols
+    if (k >= size).any():
+        r, c = (int(x) for x in np.argwhere(k >= size)[0])
+        raise PtoValueError(f"indices[{r}, {c}] = {int(k[r, c])} is outside src's {size} "
+                            f"elements", op=op, operand="indices")
+    flat = _nd(m, src, "R", "src").reshape(-1)
+    _nd(m, dst, "W", "dst")[:rows, :cols] = flat[k]
+
+
+def _gather_mask(m: TileOps, op: str, dst: Tile, src: Tile, kw: dict[str, Any]) -> None:
+    width, lane = _pattern(op, kw)
     _dtype_in(op, "src", src, _SCATTER_T, m)
+    if dst.dtype.size != src.dtype.size:
+        raise DtypeError(f"dst ({dst.dtype.name}) and src ({src.dtype.name}) must have one "
+                         f"element size", op=op, operand="dst")
+    _continuous(op, "dst", dst)
+    rows, cols = src.valid
+    picked = _nd(m, src, "R", "src")[:rows, lane:cols:width]
+    n = picked.size
+    if n > dst.rows * dst.cols:
+        raise VerifyError(f"the {n} selected elements do not fit dst's {dst.rows * dst.cols}",
+                          op=op, operand="dst")
+    # a5 squeezes each row's selected lanes and stores them as one stream from dst's start
+    # (vsqz + vstur), ignoring dst's row stride
+    out = _nd(m, dst, "W", "dst").reshape(-1)
+    out[:n] = np.ascontiguousarray(picked).reshape(-1).view(dst.dtype.np)
+
+
+# --- TSCATTER ------------------------------------------------------------------------------
+def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src = v["dst"], v["src"]
+    _dtype_in(op, "src", src, _SCATTER_T, m)
+    if "indexes" not in v:
+        return _scatter_mask(m, op, dst, src, kw)
+    if kw.get("mask_pattern") is not None:
+        raise PtoTypeError("takes either an indexes tile or mask_pattern, not both", op=op,
+                           operand="mask_pattern")
+    idx = v["indexes"]
     if dst.dtype.name != src.dtype.name:
         raise DtypeError(f"dst is {dst.dtype.name} but src is {src.dtype.name}", op=op,
                          operand="dst")
@@ -445,9 +534,24 @@ def _scatter(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     _nd(m, dst, "W", "dst").reshape(-1)[k[keep]] = vals[keep]
 
 
+def _scatter_mask(m: TileOps, op: str, dst: Tile, src: Tile, kw: dict[str, Any]) -> None:
+    width, lane = _pattern(op, kw)
+    if dst.dtype.name != src.dtype.name:
+        raise DtypeError(f"dst is {dst.dtype.name} but src is {src.dtype.name}", op=op,
+                         operand="dst")
+    rows, cols = src.valid
+    if dst.valid != (rows, cols * width):
+        raise VerifyError(f"dst's valid region {dst.valid[0]}x{dst.valid[1]} must be "
+                          f"{rows}x{cols * width} (src's rows, {width} x its cols)", op=op,
+                          operand="dst")
+    out = np.zeros((rows, cols * width), dst.dtype.np)
+    out[:, lane::width] = _nd(m, src, "R", "src")[:rows, :cols]
+    _nd(m, dst, "W", "dst")[:rows, :cols * width] = out
+
+
 FAMILIES: dict[str, Family] = {
     "sort32": _sort32, "mrgsort": _mrgsort, "random": _random, "gatherb": _gatherb,
-    "histogram": _histogram, "print": _print,
+    "histogram": _histogram, "print": _print, "gather": _gather,
     "scatter": _scatter,
 }
 
