@@ -812,3 +812,122 @@ module {
     printed = str(k.module)
     assert "#pto.mask_pattern<P0101>" in printed and "#pto.mask_pattern<P1111>" in printed
     k.run({})
+
+
+# --- TQUANT / TDEQUANT ----------------------------------------------------------------------
+QUANT_TABLE = [("INT8_SYM", 64, 128), ("INT8_SYM", 128, 128), ("INT8_SYM", 256, 128),
+               ("INT8_ASYM", 64, 128), ("INT8_ASYM", 128, 128), ("INT8_ASYM", 256, 128),
+               ("INT8_SYM", 3, 40)]
+
+
+@pytest.mark.parametrize("qt,rows,cols", QUANT_TABLE)
+def test_tquant_int8_matches_loop(qt, rows, cols):
+    """a5 ST parameters: per-row inverse scales (and zero points) as an N x 1 vector."""
+    m = mk()
+    rng = np.random.default_rng(rows + cols)
+    x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    x[0, :4] = [0.5, 1.5, -2.5, 1e9]                        # ties to even, saturation
+    lo, hi = (np.min(x, 1), np.max(x, 1))
+    sym = qt == "INT8_SYM"
+    inv = (127 / np.max(np.abs(x), 1) if sym else 255 / (hi - lo)).astype(np.float32)
+    inv[0] = 1
+    zp = np.clip(np.round(-lo * inv), 0, 255).astype(np.float32)
+    src = m.tile("Vec", "f32", rows, cols)
+    put(m, src, x)
+    sc = m.tile("Vec", "f32", 1, -(-rows // 8) * 8)
+    put(m, sc, np.resize(inv, sc.cols))
+    args = [src, sc]
+    if not sym:
+        off = m.tile("Vec", "f32", 1, -(-rows // 8) * 8)
+        put(m, off, np.resize(zp, off.cols))
+        args.append(off)
+    out = "i8" if sym else "ui8"
+    dst = blank(m, out, rows, -(-cols // 32) * 32)
+    m.TQUANT(dst, *args, quant_type=qt)
+    want = np.zeros((rows, cols), NP[out])
+    for r in range(rows):
+        for c in range(cols):
+            y = np.float32(x[r, c] * inv[r])
+            if not sym:
+                y = np.float32(y + zp[r])
+            q = round(float(y))                               # Python rounds half to even
+            want[r, c] = min(max(q, -128 if sym else 0), 127 if sym else 255)
+    got = raw(m, dst)
+    np.testing.assert_array_equal(got[:, :cols].view(NP[out]), want)
+    assert (got[:, cols:] == SENTINEL).all()
+
+
+# a5 TDEQUANT table: (src, zero offsets, rows, cols, valid rows, valid cols)
+DEQUANT_TABLE = [("i16", True, 64, 64, 64, 64), ("i16", False, 128, 128, 64, 64),
+                 ("i16", False, 128, 128, 63, 63), ("i8", True, 64, 64, 64, 64),
+                 ("i8", False, 128, 128, 64, 64), ("i8", False, 128, 128, 63, 63),
+                 ("i16", True, 51, 112, 51, 112)]
+
+
+@pytest.mark.parametrize("st,zero,rows,cols,vr,vc", DEQUANT_TABLE)
+def test_tdequant_matches_loop(st, zero, rows, cols, vr, vc):
+    m = mk()
+    rng = np.random.default_rng(rows * cols + vr)
+    pc = padded_cols(cols, 1)
+    x = rng.integers(-100, 100, (rows, pc)).astype(NP[st])
+    scale = rng.uniform(-100, 100, (rows, 8)).astype(np.float32)
+    offset = np.zeros((rows, 8), np.float32) if zero else \
+        rng.uniform(-100, 100, (rows, 8)).astype(np.float32)
+    src = m.tile("Vec", st, rows, pc, valid=(vr, vc))
+    put(m, src, x)
+    sc = m.tile("Vec", "f32", rows, 8, valid=(vr, 1))
+    put(m, sc, scale)
+    of = m.tile("Vec", "f32", rows, 8, valid=(vr, 1))
+    put(m, of, offset)
+    dst = blank(m, "f32", rows, padded_cols(cols, 4), valid=(vr, vc))
+    m.TDEQUANT(dst, src, sc, of)
+    got = raw(m, dst)
+    want = np.zeros((vr, vc), np.float32)
+    for r in range(vr):
+        for c in range(vc):
+            want[r, c] = np.float32(np.float32(x[r, c]) - offset[r, 0]) * scale[r, 0]
+    np.testing.assert_array_equal(got[:vr, :vc * 4].copy().view(np.float32), want)
+    keep = np.ones(got.shape, bool)
+    keep[:vr, :vc * 4] = False
+    assert (got[keep] == SENTINEL).all()
+
+
+def test_tquant_tdequant_rules():
+    m = mk()
+    f = m.tile("Vec", "f32", 2, 8)
+    with pytest.raises(PtoTypeError, match="INT8_ASYM needs offset tile"):
+        m.TQUANT(m.tile("Vec", "ui8", 2, 32), f, f, quant_type="INT8_ASYM")
+    with pytest.raises(PtoValueError, match="quant_type must be INT8_SYM or INT8_ASYM"):
+        m.TQUANT(m.tile("Vec", "i8", 2, 32), f, f, quant_type="MXFP8")
+    with pytest.raises(DtypeError, match="dst element type must be one of i8, got ui8"):
+        m.TQUANT(m.tile("Vec", "ui8", 2, 32), f, f)
+    with pytest.raises(DtypeError, match="src element type must be one of f32, got f16"):
+        m.TQUANT(m.tile("Vec", "i8", 2, 32), m.tile("Vec", "f16", 2, 16), f)
+    with pytest.raises(DtypeError, match="src element type must be one of i8, i16, got i32"):
+        m.TDEQUANT(f, m.tile("Vec", "i32", 2, 8), f, f)
+    with pytest.raises(VerifyError, match="src's valid region 2x16 differs from dst's 2x8"):
+        m.TDEQUANT(f, m.tile("Vec", "i16", 2, 16), f, f)
+    with pytest.raises(VerifyError, match="scale has 1 valid rows but dst 2"):
+        m.TDEQUANT(f, m.tile("Vec", "i16", 2, 16, valid=(2, 8)), m.tile("Vec", "f32", 1, 8), f)
+
+
+def test_tquant_text_form():
+    text = """
+module {
+  func.func @k() attributes {pto.aicore} {
+    %s = pto.alloc_tile : !pto.tile_buf<vec, 2x8xf32>
+    %f = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+    %d = pto.alloc_tile : !pto.tile_buf<vec, 2x32xui8>
+    %e = pto.alloc_tile : !pto.tile_buf<vec, 2x32xi8>
+    pto.tquant ins(%s, %f, %f : !pto.tile_buf<vec, 2x8xf32>, !pto.tile_buf<vec, 1x8xf32>,
+      !pto.tile_buf<vec, 1x8xf32>) outs(%d : !pto.tile_buf<vec, 2x32xui8>)
+      {quant_type = #pto<quant_type INT8_ASYM>}
+    pto.tquant ins(%s, %f : !pto.tile_buf<vec, 2x8xf32>, !pto.tile_buf<vec, 1x8xf32>)
+      outs(%e : !pto.tile_buf<vec, 2x32xi8>) {quant_type = #pto.quant_type<INT8_SYM>}
+    return
+  }
+}
+"""
+    k = Kernel.from_text(text)
+    assert "#pto.quant_type<INT8_ASYM>" in str(k.module)
+    k.run({})

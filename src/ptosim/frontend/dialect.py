@@ -73,6 +73,7 @@ from .tile_types import (
     MaskPatternAttr,
     PartitionTensorViewType,
     PrecisionModeAttr,
+    QuantTypeAttr,
     ReluPreModeAttr,
     TensorViewType,
     TileBufType,
@@ -112,5 +113,5 @@ PTO = Dialect(
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
      KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
      AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
-     MaskPatternAttr, VRegType, MaskType, AlignType],
+     MaskPatternAttr, QuantTypeAttr, VRegType, MaskType, AlignType],
 )

@@ -437,6 +437,18 @@ class MaskPatternAttr(_WordAttr):
     WHAT = "a mask pattern"
 
 
+@irdl_attr_definition
+class QuantTypeAttr(_WordAttr):
+    """``#pto.quant_type<INT8_SYM|INT8_ASYM>`` (also ``#pto<quant_type ...>``): tquant's
+    integer mode."""
+
+    name = "pto.quant_type"
+
+    value: StringAttr
+    CHOICES = ("INT8_SYM", "INT8_ASYM")
+    WHAT = "a quant type"
+
+
 # --- accessors and predicates --------------------------------------------------------------
 def is_tile_type(t: Attribute) -> bool:
     return isinstance(t, TileBufType)

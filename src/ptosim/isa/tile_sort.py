@@ -72,6 +72,9 @@ ROWS: tuple[OpSpec, ...] = (
                                                     "counter2", "counter3")),
          (("rounds", "rounds"),)),
     _row("thistogram", "histogram", (_t("src"), _t("idx")), (("byte", "byte"),)),
+    _row("tquant", "quant", (_t("src"), _t("scale"), _t("offset", optional=True)),
+         (("quant_type", "quant_type"),)),
+    _row("tdequant", "dequant", (_t("src"), _t("scale"), _t("offset"))),
     _row("tgatherb", "gatherb", (_t("src"), _t("offsets"))),
     # index forms, or (no index tile) the mask-pattern forms; A5 ignores tgather's tmp
     _row("tgather", "gather", (_t("src"), _t("indices", optional=True),

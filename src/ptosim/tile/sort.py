@@ -377,6 +377,72 @@ def _print(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     print("\n".join(lines), flush=True)
 
 
+# --- TQUANT / TDEQUANT (integer) ----------------------------------------------------------
+_QUANT_OUT = {"INT8_SYM": ("i8", -128, 127), "INT8_ASYM": ("ui8", 0, 255)}
+
+
+def _quant(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src, scale, offset = v["dst"], v["src"], v["scale"], v.get("offset")
+    qt = kw.get("quant_type", "INT8_SYM" if offset is None else "INT8_ASYM")
+    if qt not in _QUANT_OUT:
+        raise PtoValueError(f"quant_type must be INT8_SYM or INT8_ASYM (the MX formats are "
+                            f"not implemented), got {qt!r}", op=op, operand="quant_type")
+    if (qt == "INT8_ASYM") != (offset is not None):
+        raise PtoTypeError(f"{qt} {'needs' if offset is None else 'takes no'} offset tile",
+                           op=op, operand="offset")
+    out, lo, hi = _QUANT_OUT[qt]
+    _dtype_in(op, "src", src, ("f32",), m)
+    _dtype_in(op, "dst", dst, (out,), m)
+    _dtype_in(op, "scale", scale, ("f32",), m)
+    if offset is not None:
+        _dtype_in(op, "offset", offset, ("f32",), m)
+    rows, cols = src.valid
+    if dst.rows < rows or dst.cols < cols:
+        raise VerifyError(f"dst is {dst.rows}x{dst.cols} but src's valid region is "
+                          f"{rows}x{cols}", op=op, operand="dst")
+    for name, t in (("scale", scale), ("offset", offset)):
+        if t is not None and t.rows * t.cols < rows:
+            raise VerifyError(f"{name} holds {t.rows * t.cols} values but src has {rows} valid "
+                              f"rows", op=op, operand=name)
+    if rows == 0 or cols == 0:
+        return
+    # a5: per row r the scale (and offset) at flat element r of its tile (vlds BRC_B32 at
+    # offset r), y = x * scale (+ offset) in f32, rounded half to even once, saturated
+    x = _nd(m, src, "R", "src")[:rows, :cols]
+    s = _nd(m, scale, "R", "scale").reshape(-1)[:rows, None]
+    y = x * s
+    if offset is not None:
+        y = y + _nd(m, offset, "R", "offset").reshape(-1)[:rows, None]
+    with np.errstate(invalid="ignore"):
+        q = np.clip(np.rint(np.nan_to_num(y.astype(np.float64), nan=0.0)), lo, hi)
+    _nd(m, dst, "W", "dst")[:rows, :cols] = q.astype(dst.dtype.np)
+
+
+def _dequant(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    dst, src, scale, offset = v["dst"], v["src"], v["scale"], v["offset"]
+    _dtype_in(op, "dst", dst, ("f32",), m)
+    _dtype_in(op, "src", src, ("i8", "i16"), m)
+    for name, t in (("scale", scale), ("offset", offset)):
+        if t.dtype.name != "f32":
+            raise DtypeError(f"{name} is {t.dtype.name} but dst is f32: they must match",
+                             op=op, operand=name)
+    rows, cols = dst.valid
+    if src.valid != (rows, cols):
+        raise VerifyError(f"src's valid region {src.valid[0]}x{src.valid[1]} differs from "
+                          f"dst's {rows}x{cols}", op=op, operand="src")
+    for name, t in (("scale", scale), ("offset", offset)):
+        if t.valid[0] != rows:
+            raise VerifyError(f"{name} has {t.valid[0]} valid rows but dst {rows}", op=op,
+                              operand=name)
+    if rows == 0 or cols == 0:
+        return
+    # a5: (f32(x) - offset[r, 0]) * scale[r, 0], each step rounded in f32
+    x = _nd(m, src, "R", "src")[:rows, :cols].astype(np.float32)
+    s = _nd(m, scale, "R", "scale")[:rows, :1]
+    o = _nd(m, offset, "R", "offset")[:rows, :1]
+    _nd(m, dst, "W", "dst")[:rows, :cols] = (x - o) * s
+
+
 # --- TGATHERB ------------------------------------------------------------------------------
 GATHER_BLOCK = 32          # bytes per gathered block
 
@@ -552,6 +618,7 @@ def _scatter_mask(m: TileOps, op: str, dst: Tile, src: Tile, kw: dict[str, Any])
 FAMILIES: dict[str, Family] = {
     "sort32": _sort32, "mrgsort": _mrgsort, "random": _random, "gatherb": _gatherb,
     "histogram": _histogram, "print": _print, "gather": _gather,
+    "quant": _quant, "dequant": _dequant,
     "scatter": _scatter,
 }
 
