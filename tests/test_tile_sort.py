@@ -931,3 +931,143 @@ module {
     k = Kernel.from_text(text)
     assert "#pto.quant_type<INT8_ASYM>" in str(k.module)
     k.run({})
+
+
+# --- TINTERLEAVE / TDEINTERLEAVE ------------------------------------------------------------
+INTLV_TABLE = [("f32", 4, 64, 64), ("f16", 3, 256, 200), ("i8", 2, 512, 300), ("i32", 1, 16, 8),
+               ("bf16", 2, 128, 128)]
+
+
+@pytest.mark.parametrize("dt,rows,cols,vc", INTLV_TABLE)
+def test_tinterleave_and_back(dt, rows, cols, vc):
+    m = mk()
+    rng = np.random.default_rng(cols + vc)
+    a = rng.integers(-50, 50, (rows, cols)).astype(NP[dt])
+    b = rng.integers(-50, 50, (rows, cols)).astype(NP[dt])
+    s0, s1 = m.tile("Vec", dt, rows, cols, valid=(rows, vc)), \
+        m.tile("Vec", dt, rows, cols, valid=(rows, vc))
+    put(m, s0, a)
+    put(m, s1, b)
+    d0, d1 = blank(m, dt, rows, cols, (rows, vc)), blank(m, dt, rows, cols, (rows, vc))
+    m.TINTERLEAVE(d1, d0, s1, s0)
+    h = vc // 2
+    w0, w1 = np.zeros((rows, vc), NP[dt]), np.zeros((rows, vc), NP[dt])
+    for r in range(rows):
+        for c in range(h):
+            w0[r, 2 * c], w0[r, 2 * c + 1] = a[r, c], b[r, c]
+            w1[r, 2 * c], w1[r, 2 * c + 1] = a[r, h + c], b[r, h + c]
+    size = np.dtype(NP[dt]).itemsize
+    for d, w in ((d0, w0), (d1, w1)):
+        got = raw(m, d)
+        np.testing.assert_array_equal(got[:, :vc * size].copy().view(NP[dt]), w)
+        assert (got[:, vc * size:] == SENTINEL).all()
+    e0, e1 = blank(m, dt, rows, cols, (rows, vc)), blank(m, dt, rows, cols, (rows, vc))
+    m.TDEINTERLEAVE(e1, e0, d1, d0)                      # the inverse
+    np.testing.assert_array_equal(raw(m, e0)[:, :vc * size].copy().view(NP[dt]), a[:, :vc])
+    np.testing.assert_array_equal(raw(m, e1)[:, :vc * size].copy().view(NP[dt]), b[:, :vc])
+
+
+def test_tdeinterleave_one_source():
+    m = mk()
+    src = m.tile("Vec", "f32", 2, 16)
+    put(m, src, np.arange(32, dtype=np.float32).reshape(2, 16))
+    d0, d1 = m.tile("Vec", "f32", 2, 8), m.tile("Vec", "f32", 2, 8)
+    m.TDEINTERLEAVE(d1, d0, src)
+    np.testing.assert_array_equal(m.read(d0.ptr, 16).reshape(2, 8),
+                                  np.arange(32).reshape(2, 16)[:, 0::2])
+    np.testing.assert_array_equal(m.read(d1.ptr, 16).reshape(2, 8),
+                                  np.arange(32).reshape(2, 16)[:, 1::2])
+
+
+def test_interleave_rules():
+    m = mk()
+    t = m.tile("Vec", "f32", 2, 8)
+    with pytest.raises(DtypeError, match="src1 is f16 but dst0 is f32"):
+        m.TINTERLEAVE(t, t, m.tile("Vec", "f16", 2, 16, valid=(2, 8)), t)
+    with pytest.raises(VerifyError, match="dst0's valid cols 7 must be even"):
+        m.TINTERLEAVE(m.tile("Vec", "f32", 2, 8, valid=(2, 7)),
+                      m.tile("Vec", "f32", 2, 8, valid=(2, 7)),
+                      m.tile("Vec", "f32", 2, 8, valid=(2, 7)),
+                      m.tile("Vec", "f32", 2, 8, valid=(2, 7)))
+    with pytest.raises(VerifyError, match="src0's valid region 1x8 differs from 2x8"):
+        m.TINTERLEAVE(t, t, t, m.tile("Vec", "f32", 1, 8))
+    with pytest.raises(VerifyError, match="src1's valid region 2x8 differs from 2x16"):
+        m.TDEINTERLEAVE(t, t, t)
+    with pytest.raises(DtypeError, match="dst0 element type must be one of"):
+        i64 = m.tile("Vec", "i64", 2, 8)
+        m.TINTERLEAVE(i64, i64, i64, i64)
+
+
+def _views(names, shape="1x32"):
+    c = shape.split("x")[1]
+    lines = []
+    for n in names:
+        lines.append(f"    %v{n} = pto.make_tensor_view %{n}, shape = [%c1, %c{c}], strides = "
+                     f"[%c{c}, %c1] : !pto.tensor_view<{shape}xf32>\n"
+                     f"    %p{n} = pto.partition_view %v{n}, offsets = [%c0, %c0], sizes = "
+                     f"[%c1, %c{c}] : !pto.tensor_view<{shape}xf32>\n")
+    return "".join(lines)
+
+
+T32 = "!pto.tile_buf<vec, 1x32xf32>"
+P32 = "!pto.partition_tensor_view<1x32xf32>"
+MULTI_OUT_KERNEL = f"""
+module {{
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %o: !pto.ptr<f32>, %q: !pto.ptr<f32>)
+      attributes {{pto.aicore}} {{
+    %ex = arith.constant dense<0> : vector<4xi16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+{_views("abq")}{_views("o", "1x64")}
+    %ta = pto.alloc_tile : {T32}
+    %tb = pto.alloc_tile : {T32}
+    %t0 = pto.alloc_tile : {T32}
+    %t1 = pto.alloc_tile : {T32}
+    %tmp = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
+    %d = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
+    pto.tload ins(%pa : {P32}) outs(%ta : {T32})
+    pto.tload ins(%pb : {P32}) outs(%tb : {T32})
+    pto.tmrgsort ins(%ta, %tb, %tmp {{exhausted = false}} : {T32}, {T32},
+      !pto.tile_buf<vec, 1x64xf32>) outs(%d, %ex : !pto.tile_buf<vec, 1x64xf32>, vector<4xi16>)
+    pto.tinterleave ins(%tb, %ta : {T32}, {T32}) outs(%t1, %t0 : {T32}, {T32})
+    pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xf32>) outs(%po : !pto.partition_tensor_view<1x64xf32>)
+    pto.tstore ins(%t0 : {T32}) outs(%pq : {P32})
+    return
+  }}
+}}
+"""
+
+
+def test_multi_out_text_forms():
+    """tmrgsort's list form (PTOAS's spelling; the executed vector is accepted and not
+    written) and tinterleave's two outs run like the Python face."""
+    rng = np.random.default_rng(3)
+    lists = [[(float(v), 100 * k + j) for j, v in
+              enumerate(np.sort(rng.uniform(0, 1, 16).astype(np.float32))[::-1])]
+             for k in range(2)]
+    a, b = (records(*zip(*lst), "f32") for lst in lists)
+    k = Kernel.from_text(MULTI_OUT_KERNEL)
+    printed = str(k.module)
+    assert "outs(%d, %ex : " in printed and "outs(%t1, %t0 : " in printed
+    res = k.run({"a": a, "b": b, "o": np.zeros(64, np.float32), "q": np.zeros(32, np.float32)})
+    want = records(*zip(*merge_loop(lists, False)[0]), "f32")
+    np.testing.assert_array_equal(res.outputs["o"].ravel().view(np.uint32), want.view(np.uint32))
+    inter = np.empty(32, np.float32)
+    inter[0::2], inter[1::2] = a[:16], b[:16]
+    np.testing.assert_array_equal(res.outputs["q"].ravel().view(np.uint32),
+                                  inter.view(np.uint32))
+
+
+def test_multi_out_text_diagnostics():
+    bad = MULTI_OUT_KERNEL.replace("outs(%d, %ex : !pto.tile_buf<vec, 1x64xf32>, vector<4xi16>)",
+                                   "outs(%d, %tmp : !pto.tile_buf<vec, 1x64xf32>, "
+                                   "!pto.tile_buf<vec, 1x64xf32>)")
+    with pytest.raises(ptosim.PtoError, match=r"second out \(executed counts\) must be a "
+                                              "vector<4xi16>"):
+        Kernel.from_text(bad)
+    bad = MULTI_OUT_KERNEL.replace(f"outs(%t1, %t0 : {T32}, {T32})", f"outs(%t1 : {T32})")
+    with pytest.raises(ptosim.PtoError, match=r"pto\.tinterleave: operands must be dst1: tile, "
+                                              r"then"):
+        Kernel.from_text(bad)

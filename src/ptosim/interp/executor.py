@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
@@ -384,6 +390,8 @@ def _constant(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
         return [wrap(attr.value.data, _int_width(t))]
     if isinstance(attr, FloatAttr):
         return [_round_float(attr.value.data, t)]
+    if isinstance(attr, DenseIntOrFPElementsAttr):     # a vector<NxT> constant (the executed
+        return [np.array(attr.get_values())]           # counts operand of pto.tmrgsort)
     raise KernelError(f"arith.constant: unsupported constant {attr}")
 
 

@@ -25,6 +25,7 @@ class TileRule:
     family: str
     text_defaults: tuple[tuple[str, object], ...] = ()
     keywords: tuple[str, ...] = ()       # Python-only keywords (no text attribute)
+    text_call: str = ""                  # a tile_dps_n row's own text -> Python mapping
 
 
 def _work(args: Args) -> tuple[int, int]:
@@ -40,10 +41,12 @@ def _work(args: Args) -> tuple[int, int]:
 def _row(name: str, family: str, ins: tuple[Operand, ...],
          attrs: tuple[tuple[str, str], ...] = (),
          text_defaults: tuple[tuple[str, object], ...] = (), dst_role: str = "W",
-         forms: tuple[tuple[str, ...], ...] = ()) -> OpSpec:
-    return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax="tile_dps",
-                  operands=(Operand("dst", "tile", dst_role), *ins),
-                  impl=TileRule(family, text_defaults), attrs=attrs, forms=forms)
+         forms: tuple[tuple[str, ...], ...] = (), syntax: str = "tile_dps",
+         dst: str = "dst", text_call: str = "") -> OpSpec:
+    return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax=syntax,
+                  operands=(Operand(dst, "tile", dst_role), *ins),
+                  impl=TileRule(family, text_defaults, text_call=text_call), attrs=attrs,
+                  forms=forms)
 
 
 def _t(name: str, role: str = "R", optional: bool = False) -> Operand:
@@ -67,7 +70,15 @@ ROWS: tuple[OpSpec, ...] = (
                                  _t("src2", optional=True), _t("src3", optional=True),
                                  _t("src", optional=True),
                                  Operand("block_len", "scalar", optional=True)),
-         (("exhausted", "exhausted"),), forms=(("src", "block_len"),)),
+         (("exhausted", "exhausted"),), forms=(("src", "block_len"),), syntax="tile_dps_n",
+         text_call="mrgsort"),
+    # two outs, C++ order (dst1, dst0, src1, src0); no PTOAS op: ptosim's text spelling
+    # ``ins(%src1, %src0) outs(%dst1, %dst0)``; TDEINTERLEAVE also from one source
+    _row("tinterleave", "interleave", (_t("dst0", "W"), _t("src1"), _t("src0")),
+         syntax="tile_dps_n", dst="dst1"),
+    _row("tdeinterleave", "deinterleave", (_t("dst0", "W"), _t("src1"),
+                                           _t("src0", optional=True)),
+         syntax="tile_dps_n", dst="dst1"),
     _row("trandom", "random", tuple(_s(n) for n in ("key0", "key1", "counter0", "counter1",
                                                     "counter2", "counter3")),
          (("rounds", "rounds"),)),

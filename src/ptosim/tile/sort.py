@@ -443,6 +443,74 @@ def _dequant(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     _nd(m, dst, "W", "dst")[:rows, :cols] = (x - o) * s
 
 
+# --- TINTERLEAVE / TDEINTERLEAVE -----------------------------------------------------------
+_INTLV_T = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "f32", "bf16")
+
+
+def _pairs(op: str, v: dict[str, Any], names: Sequence[str], m: TileOps) -> tuple[int, int]:
+    """Shared rules: one element type (a5 list), even valid columns, and (returned) dst0's
+    valid region, which every named tile must share."""
+    first = v["dst0"]
+    _dtype_in(op, "dst0", first, _INTLV_T, m)
+    for n in names:
+        if v[n].dtype.name != first.dtype.name:
+            raise DtypeError(f"{n} is {v[n].dtype.name} but dst0 is {first.dtype.name}: the "
+                             f"tiles must share one element type", op=op, operand=n)
+    rows, cols = first.valid
+    for n in ("dst0", *names):
+        if v[n].valid[1] % 2:
+            raise VerifyError(f"{n}'s valid cols {v[n].valid[1]} must be even", op=op,
+                              operand=n)
+    return rows, cols
+
+
+def _same_region(op: str, v: dict[str, Any], names: Sequence[str], shape: tuple[int, int]
+                 ) -> None:
+    for n in names:
+        if v[n].valid != shape:
+            raise VerifyError(f"{n}'s valid region {v[n].valid[0]}x{v[n].valid[1]} differs "
+                              f"from {shape[0]}x{shape[1]}", op=op, operand=n)
+
+
+def _interleave(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    names = ("dst1", "src1", "src0")
+    rows, cols = _pairs(op, v, names, m)
+    _same_region(op, v, names, (rows, cols))
+    h = cols // 2
+    a, b = _read_valid(m, v["src0"], "src0"), _read_valid(m, v["src1"], "src1")
+    # a5: vintlv per 256-byte chunk of each half row = one interleave of the half rows:
+    # dst0 takes the first halves, dst1 the second
+    for dst, part in (("dst0", slice(0, h)), ("dst1", slice(h, cols))):
+        out = np.empty((rows, cols), a.dtype)
+        out[:, 0::2], out[:, 1::2] = a[:, part], b[:, part]
+        _nd(m, v[dst], "W", dst)[:rows, :cols] = out
+
+
+def _deinterleave(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    two = "src0" in v
+    names = ("dst1", "src1", "src0") if two else ("dst1", "src1")
+    rows, cols = _pairs(op, v, names, m)
+    _same_region(op, v, ("dst1",), (rows, cols))
+    if two:
+        _same_region(op, v, ("src1", "src0"), (rows, cols))
+        h = cols // 2
+        a, b = _read_valid(m, v["src0"], "src0"), _read_valid(m, v["src1"], "src1")
+        outs = {"dst0": np.concatenate([a[:, 0::2], b[:, 0::2]], axis=1),
+                "dst1": np.concatenate([a[:, 1::2], b[:, 1::2]], axis=1)}
+        assert outs["dst0"].shape[1] == 2 * h
+    else:                                  # one source of twice the columns
+        _same_region(op, v, ("src1",), (rows, 2 * cols))
+        x = _read_valid(m, v["src1"], "src")
+        outs = {"dst0": x[:, 0::2], "dst1": x[:, 1::2]}
+    for dst, out in outs.items():
+        _nd(m, v[dst], "W", dst)[:rows, :cols] = out
+
+
+def _read_valid(m: TileOps, t: Tile, operand: str) -> np.ndarray:
+    r, c = t.valid
+    return np.array(_nd(m, t, "R", operand)[:r, :c])
+
+
 # --- TGATHERB ------------------------------------------------------------------------------
 GATHER_BLOCK = 32          # bytes per gathered block
 
@@ -618,7 +686,8 @@ def _scatter_mask(m: TileOps, op: str, dst: Tile, src: Tile, kw: dict[str, Any])
 FAMILIES: dict[str, Family] = {
     "sort32": _sort32, "mrgsort": _mrgsort, "random": _random, "gatherb": _gatherb,
     "histogram": _histogram, "print": _print, "gather": _gather,
-    "quant": _quant, "dequant": _dequant,
+    "quant": _quant, "dequant": _dequant, "interleave": _interleave,
+    "deinterleave": _deinterleave,
     "scatter": _scatter,
 }
 
