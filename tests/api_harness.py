@@ -150,7 +150,42 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     }
     del matb
     calls.update(vector_baselines(m))
+    calls.update(sort_baselines(m))
     return m, calls
+
+
+def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """One valid call per irregular tile op (ptosim.isa.tile_sort rows), tiles placed from
+    byte 160 Ki of UB."""
+    top = [160 * 1024]
+
+    def tile(dt: str, rows: int, cols: int, valid: tuple[int, int] | None = None) -> Any:
+        t = m.tile("Vec", dt, rows, cols, valid=valid, addr=top[0])
+        top[0] += -(-t.nbytes // 32) * 32
+        return t
+
+    f32 = tile("f32", 1, 64)
+    recs = tile("f32", 1, 256)
+    return {
+        "TSORT32": ([tile("f32", 2, 64), tile("f32", 2, 16, (2, 13)), tile("ui32", 2, 32),
+                     tile("f32", 1, 32)], {}),
+        "TMRGSORT": ([tile("f32", 1, 128), tile("f32", 1, 128), f32, tile("f32", 1, 64)],
+                     {"exhausted": True}),
+        "TRANDOM": ([tile("i32", 2, 64, (2, 50)), 1, 2, 3, 4, 5, 6], {"rounds": 7}),
+        "TGATHERB": ([tile("f32", 2, 16), recs, tile("ui32", 2, 8)], {}),
+        "TSCATTER": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("ui32", 2, 8)], {}),
+        "TGATHER": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("i32", 2, 8)], {}),
+        "TINTERLEAVE": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("f32", 2, 8),
+                         tile("f32", 2, 8)], {}),
+        "TDEINTERLEAVE": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("f32", 2, 16)], {}),
+        "TQUANT": ([tile("ui8", 2, 32), tile("f32", 2, 8), tile("f32", 1, 8), tile("f32", 1, 8)],
+                   {"quant_type": "INT8_ASYM"}),
+        "TDEQUANT": ([tile("f32", 2, 8), tile("i16", 2, 16, (2, 8)), tile("f32", 2, 8, (2, 1)),
+                      tile("f32", 2, 8, (2, 1))], {}),
+        "THISTOGRAM": ([tile("ui32", 2, 256), tile("ui16", 2, 16), tile("ui8", 1, 32)],
+                       {"byte": 0}),
+        "TPRINT": ([tile("f16", 1, 16, (1, 2))], {"format": "w8p2"}),
+    }
 
 
 def vector_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]]]:

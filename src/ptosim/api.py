@@ -64,7 +64,7 @@ def _from_impl(spec: OpSpec) -> Callable[..., object]:
 for _spec in GENERATED:
     if _spec.register is not None:
         setattr(Machine, _spec.name, _register_writer(_spec))
-    elif _spec.syntax == "tile_dps":            # vector tile ops: one shared method per row
+    elif _spec.syntax in ("tile_dps", "tile_dps_n", "tile_ins"):  # vector tile ops
         setattr(Machine, _spec.method or _spec.name.upper(), tile_vector_method(_spec))
     elif _spec.impl is not None:
         setattr(Machine, _spec.method or _spec.name, _from_impl(_spec))

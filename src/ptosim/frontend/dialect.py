@@ -70,8 +70,10 @@ from .tile_types import (
     AtomicTypeAttr,
     CmpModeAttr,
     LayoutAttr,
+    MaskPatternAttr,
     PartitionTensorViewType,
     PrecisionModeAttr,
+    QuantTypeAttr,
     ReluPreModeAttr,
     TensorViewType,
     TileBufType,
@@ -111,5 +113,5 @@ PTO = Dialect(
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
      KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
      AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
-     VRegType, MaskType, AlignType],
+     MaskPatternAttr, QuantTypeAttr, VRegType, MaskType, AlignType],
 )

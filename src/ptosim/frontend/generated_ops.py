@@ -12,6 +12,10 @@ register-level ops: ``$a `,` $b ... attr-dict `:` type($a) `,` ...``).
 [{attrs}]`` -- destination-passing tile ops (the vector tile ops): tiles and scalars in
 ``ins`` in one of the row's operand orders, the destination in ``outs``, attributes
 (the row's ``attrs``) inside ``ins`` before the colon or after ``outs``.
+``tile_dps_n``: ``pto.<name> ins(...) outs(%d, %e : TB, TB)`` -- DPS tile ops with several
+outs (``pto.tinterleave``, ``pto.tmrgsort``'s list form).
+``tile_ins``: ``pto.<name> ins(%a : TB) [{attrs}]`` -- tile ops without a destination
+(``pto.tprint``).
 ``vector``: the vector micro ops (`ptosim.frontend.vector_ops`, rows in `ptosim.isa.vector`).
 """
 
@@ -19,9 +23,18 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, StringAttr, i1, i64
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    VectorType,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
@@ -152,6 +165,18 @@ def _attr_value(value: Attribute) -> object:
     return str(value)
 
 
+def _known_attrs(spec: OpSpec, name: str, parser: Parser) -> dict[str, Attribute]:
+    """An optional attribute dictionary holding only the row's attributes."""
+    pos = parser.pos
+    attrs = parser.parse_optional_attr_dict()
+    known = [k for k, _ in spec.attrs]
+    for key in attrs:
+        if key not in known:
+            parser.raise_error(f"{name}: unsupported attribute '{key}' (known: "
+                               f"{', '.join(known) or 'none'})", pos)
+    return attrs
+
+
 class TileDpsOp(IRDLOperation):
     """A destination-passing tile op described by ``SPEC.operands`` (dst first, then the
     ins in one of the row's orders) and ``SPEC.attrs``."""
@@ -202,14 +227,7 @@ class TileDpsOp(IRDLOperation):
 
     @classmethod
     def _parse_attrs(cls, parser: Parser) -> dict[str, Attribute]:
-        pos = parser.pos
-        attrs = parser.parse_optional_attr_dict()
-        known = [k for k, _ in cls.SPEC.attrs]
-        for key in attrs:
-            if key not in known:
-                parser.raise_error(f"{cls.name}: unsupported attribute '{key}' (known: "
-                                   f"{', '.join(known) or 'none'})", pos)
-        return attrs
+        return _known_attrs(cls.SPEC, cls.name, parser)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ins(")
@@ -244,8 +262,139 @@ class TileDpsOp(IRDLOperation):
         return [self.dst, *self.srcs], kw
 
 
+class TileInsOp(IRDLOperation):
+    """A tile op with inputs only (``pto.tprint ins(%src : T)``): ``SPEC.operands`` in
+    ``ins(...)``, attributes (the row's ``attrs``) after it."""
+
+    SPEC: ClassVar[OpSpec]
+    srcs = var_operand_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TileInsOp:
+        name = cls.name
+        keyword(parser, "ins", name)
+        parser.parse_punctuation("(", " after ins")
+        ops = Operands(parser, name)
+        ops.add_list([o.name for o in cls.SPEC.operands], [o.kind for o in cls.SPEC.operands])
+        parser.parse_punctuation(":", f" before the ins(...) types of {name}")
+        types = parse_types(parser, len(cls.SPEC.operands), name)
+        parser.parse_punctuation(")", " to close ins(...)")
+        return cls.build(operands=[ops.resolve(types)],
+                         attributes=_known_attrs(cls.SPEC, name, parser))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        print_values(printer, self.srcs)
+        printer.print_string(" : ")
+        print_types(printer, self.srcs)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    def verify_(self) -> None:
+        for o, v in zip(self.SPEC.operands, self.srcs):
+            if (why := kind_error(o.kind, v.type)) is not None:
+                raise VerifyException(f"{self.name}: {o.name} {why}")
+        known = {k for k, _ in self.SPEC.attrs}
+        for key in self.attributes:
+            if key not in known:
+                raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        """The ins and the attributes as the Python face's keywords."""
+        names = dict(self.SPEC.attrs)
+        return list(self.srcs), {names[k]: _attr_value(v) for k, v in self.attributes.items()}
+
+
+def _operand_list(parser: Parser, name: str, what: str) -> list[UnresolvedOperand]:
+    """``%a, %b, ...`` (possibly empty) up to the colon or an attribute dictionary."""
+    out: list[UnresolvedOperand] = []
+    while (operand := parser.parse_optional_unresolved_operand()) is not None:
+        out.append(operand)
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    if not out:
+        parser.raise_error(f"{name}: expected SSA operands in {what}(...)")
+    return out
+
+
+class TileDpsMultiOp(IRDLOperation):
+    """A DPS tile op with several outs: ``pto.<name> ins(%a, ... [{attrs}] : T, ...)
+    outs(%d, %e : T, U) [{attrs}]``. ``tile_call`` puts the outs first (``pto.tinterleave
+    ins(%src1, %src0) outs(%dst1, %dst0)`` -> TINTERLEAVE(dst1, dst0, src1, src0)); a row
+    whose rule names ``text_call = "mrgsort"`` maps PTOAS's tmrgsort forms instead."""
+
+    SPEC: ClassVar[OpSpec]
+    srcs = var_operand_def()
+    outs = var_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TileDpsMultiOp:
+        name = cls.name
+        keyword(parser, "ins", name)
+        parser.parse_punctuation("(", " after ins")
+        ins = _operand_list(parser, name, "ins")
+        attrs = _known_attrs(cls.SPEC, name, parser)
+        parser.parse_punctuation(":", f" before the ins(...) types of {name}")
+        in_types = parse_types(parser, len(ins), name)
+        parser.parse_punctuation(")", " to close ins(...)")
+        keyword(parser, "outs", name, "after ins(...)")
+        parser.parse_punctuation("(", " after outs")
+        outs = _operand_list(parser, name, "outs")
+        parser.parse_punctuation(":", f" before the outs(...) types of {name}")
+        out_types = parse_types(parser, len(outs), name)
+        parser.parse_punctuation(")", " to close outs(...)")
+        attrs.update(_known_attrs(cls.SPEC, name, parser))
+        values = [[parser.resolve_operand(o, t) for o, (t, _) in zip(group, types)]
+                  for group, types in ((ins, in_types), (outs, out_types))]
+        return cls.build(operands=values, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        print_values(printer, self.srcs)
+        printer.print_string(" : ")
+        print_types(printer, self.srcs)
+        printer.print_string(") outs(")
+        print_values(printer, self.outs)
+        printer.print_string(" : ")
+        print_types(printer, self.outs)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    def _order(self) -> list[SSAValue]:
+        """The operands in the Python face's order."""
+        outs, ins = list(self.outs), list(self.srcs)
+        if getattr(self.SPEC.impl, "text_call", "") == "mrgsort" and len(outs) == 2:
+            if not isinstance(outs[1].type, VectorType):
+                raise VerifyException(f"{self.name}: the second out (executed counts) must be "
+                                      f"a vector<4xi16>, got {outs[1].type}")
+            return [outs[0], ins[-1], *ins[:-1]]    # (dst, tmp, src0 ...); executed dropped
+        return outs + ins
+
+    def verify_(self) -> None:
+        kinds = [_operand_kind(v.type) for v in self._order()]
+        if kinds[0] != "tile" or bind(self.SPEC, kinds[1:]) is None:
+            raise VerifyException(f"{self.name}: operands must be {self.SPEC.operands[0].name}: "
+                                  f"tile, then {signature(self.SPEC)}, got "
+                                  f"({', '.join(kinds)})")
+        known = {k for k, _ in self.SPEC.attrs}
+        for key in self.attributes:
+            if key not in known:
+                raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        """The operands in the Python face's order and the attributes as keywords."""
+        names = dict(self.SPEC.attrs)
+        kw = dict(getattr(self.SPEC.impl, "text_defaults", ()))
+        kw.update({names[k]: _attr_value(v) for k, v in self.attributes.items()})
+        return list(self._order()), kw
+
+
 _FAMILIES: dict[str, type[IRDLOperation]] = {"scalars": ScalarsOp, "operands": OperandsOp,
-                                              "tile_dps": TileDpsOp}
+                                              "tile_dps": TileDpsOp, "tile_ins": TileInsOp,
+                                              "tile_dps_n": TileDpsMultiOp}
 
 
 def _make(spec: OpSpec) -> type[IRDLOperation]:

@@ -425,6 +425,30 @@ class PrecisionModeAttr(_WordAttr):
     WHAT = "a precision mode"
 
 
+@irdl_attr_definition
+class MaskPatternAttr(_WordAttr):
+    """``#pto.mask_pattern<P0101|...|P1111>`` (also ``#pto<mask_pattern ...>``): the lane
+    pattern of tgather / tscatter's mask forms."""
+
+    name = "pto.mask_pattern"
+
+    value: StringAttr
+    CHOICES = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")
+    WHAT = "a mask pattern"
+
+
+@irdl_attr_definition
+class QuantTypeAttr(_WordAttr):
+    """``#pto.quant_type<INT8_SYM|INT8_ASYM>`` (also ``#pto<quant_type ...>``): tquant's
+    integer mode."""
+
+    name = "pto.quant_type"
+
+    value: StringAttr
+    CHOICES = ("INT8_SYM", "INT8_ASYM")
+    WHAT = "a quant type"
+
+
 # --- accessors and predicates --------------------------------------------------------------
 def is_tile_type(t: Attribute) -> bool:
     return isinstance(t, TileBufType)

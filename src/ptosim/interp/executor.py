@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
@@ -386,6 +392,8 @@ def _constant(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
         return [wrap(attr.value.data, _int_width(t))]
     if isinstance(attr, FloatAttr):
         return [_round_float(attr.value.data, t)]
+    if isinstance(attr, DenseIntOrFPElementsAttr):     # a vector<NxT> constant (the executed
+        return [np.array(attr.get_values())]           # counts operand of pto.tmrgsort)
     raise KernelError(f"arith.constant: unsupported constant {attr}")
 
 
@@ -430,6 +438,16 @@ def _int_cast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     if op.name in ("arith.extui", "arith.index_castui"):
         x = _unsigned(x, src_w)
     return [wrap(x, dst_w)]
+
+
+def _conversion_cast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """``builtin.unrealized_conversion_cast`` between integer types (PTO-Gym kernels turn a
+    ui32 argument into the signless i32 an op wants): the same bits, re-wrapped."""
+    if len(op.operands) != 1 or len(op.results) != 1:
+        raise KernelError(f"{op.name}: ptosim casts one integer to one integer, got "
+                          f"{len(op.operands)} operands and {len(op.results)} results")
+    src_w, dst_w = _int_width(op.operands[0].type), _int_width(op.results[0].type)
+    return [wrap(_unsigned(st.env[op.operands[0]], src_w), dst_w)]
 
 
 def _to_float(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
@@ -585,6 +603,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     **{name: _float_binary for name in _FLOAT_BIN},
     **{name: _int_cast for name in ("arith.index_cast", "arith.index_castui", "arith.extsi",
                                      "arith.extui", "arith.trunci")},
+    "builtin.unrealized_conversion_cast": _conversion_cast,
     "arith.sitofp": _to_float, "arith.uitofp": _to_float,
     "arith.fptosi": _to_int, "arith.fptoui": _to_int,
     "arith.extf": _float_cast, "arith.truncf": _float_cast,

@@ -7,6 +7,7 @@ from typing import Any
 
 from . import (
     legacy,
+    tile_sort,
     tile_vector,
     vector,
     vector_cmp,
@@ -153,6 +154,7 @@ _ROWS += vector_dsa.ROWS
 _ROWS += vector_cmp.ROWS
 _ROWS += vector_convert.ROWS + vector_reduce.ROWS
 _ROWS += vector_rearrange.ROWS + vector_gather.ROWS
+_ROWS += tile_sort.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"

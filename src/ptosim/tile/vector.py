@@ -624,8 +624,12 @@ FAMILIES: dict[str, Family] = {
 }
 
 
-def method(spec: OpSpec) -> Callable[..., None]:
+def method(spec: OpSpec) -> Callable[..., Any]:
     """The Python face of a vector tile row: ``m.TADD(dst, src0, src1, **attrs)``."""
+    if not isinstance(spec.impl, VecRule):
+        # the irregular ops (isa.tile_sort rows); imported late: sort builds on this module
+        from . import sort
+        return sort.method(spec)
     def call(self: TileOps, *args: Any, **kw: Any) -> None:
         run(self, spec, args, kw)
     call.__name__ = call.__qualname__ = spec.method or spec.name.upper()
