@@ -73,6 +73,8 @@ from .tile_types import (
     PartitionTensorViewType,
     PrecisionModeAttr,
     ReluPreModeAttr,
+    RoundModeAttr,
+    SaturationModeAttr,
     TensorViewType,
     TileBufType,
 )
@@ -111,5 +113,6 @@ PTO = Dialect(
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
      KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
      AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
+     RoundModeAttr, SaturationModeAttr,
      VRegType, MaskType, AlignType],
 )
