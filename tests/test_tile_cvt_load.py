@@ -390,3 +390,59 @@ def test_text_tcvt_rejects_unknown_round_mode():
     text = TEXT.replace("#pto<round_mode ROUND>", "#pto<round_mode NEAREST>")
     with pytest.raises(ptosim.PtoError, match="round mode"):
         Kernel.from_text(text)
+
+
+# --- TCI ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, start, desc, vc", [
+    ("i32", 100, False, 64), ("i32", 7, True, 33), ("ui16", 65530, False, 16),
+    ("i16", -32766, True, 9), ("ui32", 3, True, 8), ("i16", 32760, False, 128)])
+def test_tci_ramp_against_a_loop(m, name, start, desc, vc):
+    d = m.tile("Vec", name, 1, 128, valid=(1, vc))
+    before = raw(m, "ub")[d.ptr.offset:d.ptr.offset + d.nbytes].copy()
+    m.TCI(d, start, descending=desc)
+    bits = 8 * d.dtype.size
+    want = []
+    for j in range(vc):                        # wrap each value to the element type
+        v = (start - j if desc else start + j) % (1 << bits)
+        want.append(v - (1 << bits) if name[0] == "i" and v >> (bits - 1) else v)
+    np.testing.assert_array_equal(m.read_tile(d)[0].astype(np.int64), want)
+    img = raw(m, "ub")[d.ptr.offset:d.ptr.offset + d.nbytes]
+    assert (img[vc * d.dtype.size:] == before[vc * d.dtype.size:]).all()
+
+
+def test_tci_rules(m):
+    with pytest.raises(VerifyError, match=r"^TCI: TCI fills a one-row tile, got 2 rows"):
+        m.TCI(m.tile("Vec", "i32", 2, 8), 0)
+    with pytest.raises(DtypeError, match=r"^TCI: element type f32 is not supported on a5; "
+                                         r"legal: i16, i32, ui16, ui32"):
+        m.TCI(m.tile("Vec", "f32", 1, 8), 0)
+    with pytest.raises(DtypeError, match=r"scalar 1.5 is not an integer"):
+        m.TCI(m.tile("Vec", "i32", 1, 8), 1.5)
+
+
+TCI_TEXT = """
+module {
+  func.func @k(%o: !pto.ptr<i32>, %s: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %ov = pto.make_tensor_view %o, shape = [%c1, %c64], strides = [%c64, %c1]
+      : !pto.tensor_view<1x64xi32>
+    %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c64]
+      : !pto.tensor_view<1x64xi32> -> !pto.partition_tensor_view<1x64xi32>
+    pto.section.vector {
+      %d = pto.alloc_tile : !pto.tile_buf<vec, 1x64xi32>
+      pto.tci ins(%s {descending = true} : i32) outs(%d : !pto.tile_buf<vec, 1x64xi32>)
+      pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xi32>)
+                 outs(%op : !pto.partition_tensor_view<1x64xi32>)
+    }
+    return
+  }
+}
+"""
+
+
+def test_tci_text_form():
+    res = Kernel.from_text(TCI_TEXT).run({"o": np.zeros((1, 64), np.int32), "s": 10},
+                                         target="a5")
+    np.testing.assert_array_equal(res.outputs["o"].ravel(), 10 - np.arange(64))

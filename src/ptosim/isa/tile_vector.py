@@ -185,6 +185,10 @@ ROWS: tuple[OpSpec, ...] = (
     _scalar("tfmods", "fmod", _types("tfmod", _ALL)),
     _scalar("tlrelu", "lrelu", _F),
     _row("texpands", VecRule("expands", "", _ALL), (_s(),)),
+    # TCI: one-row index ramp, written by the scalar unit (PTOAS TCIOp getPipe PIPE_S)
+    OpSpec("tci", "tile", "S", "vector", "TCI", work=_work, syntax="tile_dps",
+           operands=(_dst(), _s()), impl=VecRule("ci", "", _I16 | _I32),
+           attrs=(("descending", "descending"),)),
     _row("tcvt", VecRule("cvt", "", _cvt_names(0), _cvt_names(1)), (_t("src"),), _CVT_ATTRS),
     # unary
     _unary("tabs", "abs", _I8 | _I16 | _I32 | _F), _unary("tneg", "neg", _I8 | _I16 | _I32 | _F),

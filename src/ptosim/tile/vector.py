@@ -201,6 +201,21 @@ def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str
     _write(m, dst, np.full((vr, vc), one[0], dt.np))
 
 
+def _ci(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """TCI: dst[0, j] = start + j (start - j when descending) for the valid columns,
+    wrapping to the element type; one-row tiles only (a5 / CPU static_assert Rows == 1)."""
+    dst = v["dst"]
+    if dst.rows != 1:
+        raise VerifyError(f"TCI fills a one-row tile, got {dst.rows} rows", op=op,
+                          operand="dst")
+    start = _scalar(op, v["scalar"], dst.dtype)
+    j = np.arange(dst.valid[1], dtype=np.int64)
+    ramp = start - j if kw.get("descending", False) else start + j
+    bits = 8 * dst.dtype.size
+    wrapped = np.mod(ramp, 1 << bits).astype(f"u{dst.dtype.size}").view(dst.dtype.np)
+    _write(m, dst, wrapped.reshape(1, -1))
+
+
 def _cvt(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     """TCVT: dst's valid region = src's converted by the tested engine (`convert.tcvt`):
     the tile RoundMode (default CAST_RINT), the saturation mode or the pair's default."""
@@ -634,7 +649,7 @@ FAMILIES: dict[str, Family] = {
     "unary": _unary, "rowreduce": _rowreduce, "colreduce": _colreduce, "rowarg": _argreduce(0),
     "colarg": _argreduce(1), "rowexpand": _expand(0), "colexpand": _expand(1),
     "rowexpandop": _rowexpandop, "colexpandop": _colexpandop, "part": _part, "cmp": _cmp,
-    "cmps": _cmps, "sel": _sel, "sels": _sels, "cvt": _cvt,
+    "cmps": _cmps, "sel": _sel, "sels": _sels, "cvt": _cvt, "ci": _ci,
 }
 
 
