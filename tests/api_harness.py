@@ -211,6 +211,8 @@ def vector_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, 
             if rule.out else dt
         if rule.family in ("rowarg", "colarg"):
             o = "i32"
+        if rule.family == "cvt":
+            o = "f16"                                   # an f32 -> f16 TCVT
         full = tile(dt, 8, 64, (8, 50))
         fam = rule.family
         if fam in ("rowreduce", "rowarg"):
@@ -219,6 +221,8 @@ def vector_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, 
             dst = tile(o, 1, 64, (1, 50))
         elif fam in ("cmp", "cmps"):
             dst = tile(o, 8, 32)
+        elif fam == "ci":
+            dst = tile(o, 1, 64, (1, 50))
         else:
             dst = tile(o, 8, 64, (8, 50), 2)
         scalar = 3 if dt.startswith("i") else 1.5

@@ -415,7 +415,9 @@ def test_tile_call_is_in_machine_order(cls):
     assert cls.SPEC.method == method
     for op, expected in zip(ops, calls, strict=True):
         pos, kw = op.tile_call()
-        assert all(isinstance(v, SSAValue) for v in pos) and kw == {}
+        # a .pto tload runs PTOAS's template: the view's extent (docs/semantics.md)
+        assert all(isinstance(v, SSAValue) for v in pos)
+        assert kw == ({"extent": "view"} if cls is TLoadOp else {})
         assert names(pos) == expected
 
 

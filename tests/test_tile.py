@@ -295,7 +295,8 @@ def test_automatic_placement_never_overlaps(m):
     (lambda m, g, t: m.TLOAD(m.tile("Vec", "f32", 16, 48), g), VerifyError,
      "element sizes differ: tile f32, view f16"),
     (lambda m, g, t: m.TLOAD(m.tile("Vec", "f16", 16, 48), g), VerifyError,
-     "the ND view is 32x48 but the tile's valid region is 16x48"),
+     "the ND view is 32x48: it must cover the tile's valid region 16x48 and fit its shape "
+     "16x48"),
     (lambda m, g, t: m.TLOAD(m.tile("Acc", "f32", 32, 48), g), VerifyError,
      "element sizes differ"),
     (lambda m, g, t: m.TLOAD(t, "not a view"), SpaceError, "expected a GlobalTensor"),

@@ -12,6 +12,7 @@ from .cost import CostModel
 from .dtypes import DTYPES
 from .errors import PtoValueError
 from .isa import target_ops
+from .isa.convert import TCVT_PAIRS_A2A3, TCVT_PAIRS_A5
 
 KIB = 1024
 
@@ -79,6 +80,8 @@ class Target:
     tload_mat_one_row_nd2nz: bool = False  # a one-row ND Mat TLOAD moves by nd2nz into C0
                                            # blocks (zero-filled tail) instead of one burst
     tload_mat_whole_blocks: bool = False   # Mat ND / DN TLOAD bursts are whole 32 B blocks
+    tload_view_over_valid: bool = False    # a same-layout TLOAD view may exceed the valid
+                                           # region (up to the tile's shape)
     tstore_mat: bool = False        # TSTORE has a Mat (L1) -> GM path
     # (src, dst) layouts a Vec -> Vec TMOV rewrites through the vector unit (ND -> ND is a DMA)
     tmov_vec_layouts: frozenset[tuple[str, str]] = frozenset()
@@ -95,6 +98,8 @@ class Target:
     # past the valid columns come from the bytes there (else: zeroing predicate, 0 bits).
     tile_vector_dtypes: dict[str, frozenset[str]] = field(default_factory=dict)
     tcmp_whole_repeats: bool = False
+    # TCVT (src, dst) pairs, canonical names (signless integers read as signed)
+    tcvt_pairs: frozenset[tuple[str, str]] = frozenset()
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -161,6 +166,7 @@ A2A3 = Target(
     semaphores_paired=True,
     tile_vector_dtypes=_A2A3_VECTOR_DTYPES,
     tcmp_whole_repeats=True,
+    tcvt_pairs=TCVT_PAIRS_A2A3,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),
 )
@@ -186,12 +192,14 @@ A5 = Target(
                   "ScaleRight": frozenset({("NN", 32)})},
     tload_pairs={"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN"), ("DN", "NZ")}},
     tload_mat_null_pad_zero=True,
+    tload_view_over_valid=True,
     tmov_vec_layouts=frozenset({("ND", "NZ"), ("ND", "ZN")}),
     acc_to_vec=True,
     acc_dst_layouts={("move", "Mat"): _ACC_ANY, ("move", "Vec"): _ACC_ANY,
                      ("insert", "Mat"): _NZ_ONLY, ("insert", "Vec"): _ACC_ANY,
                      ("extract", "Mat"): _NZ_ONLY, ("extract", "Vec"): ("ND",)},
     bt_bf16=True,
+    tcvt_pairs=TCVT_PAIRS_A5,
     cost=CostModel({"MTE2": 96.0, "MTE1": 384.0, "M": 384.0, "FIX": 192.0, "MTE3": 96.0,
                     "V": 384.0}, _PEAK),
 )

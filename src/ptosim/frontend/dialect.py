@@ -75,6 +75,8 @@ from .tile_types import (
     PrecisionModeAttr,
     QuantTypeAttr,
     ReluPreModeAttr,
+    RoundModeAttr,
+    SaturationModeAttr,
     TensorViewType,
     TileBufType,
 )
@@ -113,5 +115,6 @@ PTO = Dialect(
     [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
      KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
      AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
-     MaskPatternAttr, QuantTypeAttr, VRegType, MaskType, AlignType],
+     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr,
+     VRegType, MaskType, AlignType],
 )

@@ -582,6 +582,12 @@ class TLoadOp(TileOp):
     src = operand_def()
     dst = operand_def()
 
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        # PTOAS lowers a .pto tload through its TileLang template, whose ND burst length is
+        # the view's columns (lib/TileOps/tload_template.py); pto-isa's C++ uses valid cols
+        args, kw = super().tile_call()
+        return args, {**kw, "extent": "view"}
+
 
 @irdl_op_definition
 class TStoreOp(TileOp):

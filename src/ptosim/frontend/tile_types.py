@@ -449,6 +449,31 @@ class QuantTypeAttr(_WordAttr):
     WHAT = "a quant type"
 
 
+@irdl_attr_definition
+class RoundModeAttr(_WordAttr):
+    """``#pto.round_mode<RINT|ROUND|...>`` (also ``#pto<round_mode ...>``): tcvt's tile
+    RoundMode (PTOAS include/PTO/IR/PTOAttrs.td RoundMode; pto-isa's CAST_* names too)."""
+
+    name = "pto.round_mode"
+
+    value: StringAttr
+    CHOICES = ("NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD", "CAST_RINT",
+               "CAST_NONE", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
+    WHAT = "a round mode"
+
+
+@irdl_attr_definition
+class SaturationModeAttr(_WordAttr):
+    """``#pto.saturation_mode<ON|OFF>`` (also ``#pto<saturation_mode ...>``): tcvt's
+    saturation."""
+
+    name = "pto.saturation_mode"
+
+    value: StringAttr
+    CHOICES = ("ON", "OFF")
+    WHAT = "a saturation mode"
+
+
 # --- accessors and predicates --------------------------------------------------------------
 def is_tile_type(t: Attribute) -> bool:
     return isinstance(t, TileBufType)

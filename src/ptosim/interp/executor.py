@@ -16,6 +16,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
@@ -468,6 +469,38 @@ def _float_cast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [_round_float(st.env[op.operands[0]], op.results[0].type)]
 
 
+_BITCAST_FLOATS = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32,
+                   "f64": np.float64}
+
+
+def _bitcast(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """arith.bitcast between equal-width integer and float scalars: the same bits read
+    as the other type (integers are kept signed, floats as Python floats)."""
+    x = st.env[op.operands[0]]
+    src, dst = op.operands[0].type, op.results[0].type
+    widths = []
+    for t in (src, dst):
+        name = str(t)
+        if name in _BITCAST_FLOATS:
+            widths.append(np.dtype(_BITCAST_FLOATS[name]).itemsize * 8)
+        elif isinstance(t, IntegerType):
+            widths.append(_int_width(t))
+        else:
+            raise KernelError(f"arith.bitcast: {name} is not an integer or float scalar type")
+    if widths[0] != widths[1]:
+        raise KernelError(f"arith.bitcast: {src} and {dst} differ in width "
+                          f"({widths[0]} and {widths[1]} bits)")
+    w = widths[0]
+    carrier = np.dtype(f"u{w // 8}")
+    if str(src) in _BITCAST_FLOATS:
+        bits = int(np.asarray(x, _BITCAST_FLOATS[str(src)]).view(carrier))
+    else:
+        bits = _unsigned(int(x), w)
+    if str(dst) in _BITCAST_FLOATS:
+        return [float(np.asarray(bits, carrier).view(_BITCAST_FLOATS[str(dst)]))]
+    return [wrap(bits, w)]
+
+
 def _negf(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [-st.env[op.operands[0]]]
 
@@ -606,7 +639,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "builtin.unrealized_conversion_cast": _conversion_cast,
     "arith.sitofp": _to_float, "arith.uitofp": _to_float,
     "arith.fptosi": _to_int, "arith.fptoui": _to_int,
-    "arith.extf": _float_cast, "arith.truncf": _float_cast,
+    "arith.extf": _float_cast, "arith.truncf": _float_cast, "arith.bitcast": _bitcast,
     "pto.castptr": _castptr, "pto.addptr": _addptr,
     "pto.make_tensor_view": _make_tensor_view, "pto.partition_view": _partition_view,
     "pto.alloc_tile": _alloc_tile, "pto.tile_buf_addr": _tile_buf_addr,

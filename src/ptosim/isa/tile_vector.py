@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import alu
+from .convert import TCVT_PAIRS_A2A3, TCVT_PAIRS_A5
 from .spec import Args, Operand, OpSpec
 
 _I8 = frozenset({"i8", "ui8"})
@@ -146,6 +147,20 @@ def _expand_op(name: str, family: str, lane: str, dtypes: frozenset[str]) -> OpS
 
 
 _RED = _I16 | _I32 | _I64 | _F
+
+
+def _cvt_names(side: int) -> frozenset[str]:
+    """Element types on one side of some TCVT pair; the pairs use signed names (si32),
+    tiles may be signless (i32): both spellings are listed. The target's pair table
+    (`Target.tcvt_pairs`) is the real rule."""
+    names = {p[side] for p in TCVT_PAIRS_A2A3 | TCVT_PAIRS_A5}
+    return frozenset(names | {n[1:] for n in names if n.startswith("si")})
+
+
+# TCVT: pto-isa TCVT(dst, src, mode[, satMode]); PTOAS spells the attributes rmode /
+# sat_mode (include/PTO/IR/PTOOps.td TCvtOp), its TileLang template reads round_mode
+_CVT_ATTRS = (("rmode", "round_mode"), ("round_mode", "round_mode"), ("roundMode", "round_mode"),
+              ("sat_mode", "sat_mode"), ("satMode", "sat_mode"))
 _EXP_T = _I16 | _I32 | _F           # expand-ops (CPU IsRowExpandAllowedType, a5 headers)
 
 ROWS: tuple[OpSpec, ...] = (
@@ -170,6 +185,11 @@ ROWS: tuple[OpSpec, ...] = (
     _scalar("tfmods", "fmod", _types("tfmod", _ALL)),
     _scalar("tlrelu", "lrelu", _F),
     _row("texpands", VecRule("expands", "", _ALL), (_s(),)),
+    # TCI: one-row index ramp, written by the scalar unit (PTOAS TCIOp getPipe PIPE_S)
+    OpSpec("tci", "tile", "S", "vector", "TCI", work=_work, syntax="tile_dps",
+           operands=(_dst(), _s()), impl=VecRule("ci", "", _I16 | _I32),
+           attrs=(("descending", "descending"),)),
+    _row("tcvt", VecRule("cvt", "", _cvt_names(0), _cvt_names(1)), (_t("src"),), _CVT_ATTRS),
     # unary
     _unary("tabs", "abs", _I8 | _I16 | _I32 | _F), _unary("tneg", "neg", _I8 | _I16 | _I32 | _F),
     _unary("tnot", "not", _I8 | _I16 | _I32), _unary("texp", "exp", _F),

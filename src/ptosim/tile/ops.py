@@ -11,7 +11,14 @@ from typing import Literal
 import numpy as np
 
 from ..dtypes import DType, dtype as _dtype
-from ..errors import NotImplementedOpError, PtoError, SpaceError, TargetError, VerifyError
+from ..errors import (
+    NotImplementedOpError,
+    PtoError,
+    PtoValueError,
+    SpaceError,
+    TargetError,
+    VerifyError,
+)
 from ..machine import Ptr
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
@@ -108,14 +115,24 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols)[:vr, :vc].copy()
 
     # --- TLOAD ---------------------------------------------------------------------------
-    def TLOAD(self, t: Tile, g: GlobalTensor, *, cpu_sim_compat: bool = False) -> None:
+    def TLOAD(self, t: Tile, g: GlobalTensor, *, cpu_sim_compat: bool = False,
+              extent: str = "valid") -> None:
         """GM view -> the tile's valid region, writing what the DMA writes (plus the pad
         value up to the next 32 B block where the hardware pads). ``cpu_sim_compat`` then
         sets every element outside the valid region to the pad value (Null: 0), as the C++
-        CPU simulator does. Every rule is checked before a byte is written."""
+        CPU simulator does. Every rule is checked before a byte is written.
+
+        On a5 an ND / DN / NZ view may be larger than the valid region (up to the tile's
+        shape): the view's rows (ND) / columns (DN) / column blocks (NZ) are all copied.
+        ``extent`` picks an ND row's length: "valid" (pto-isa's C++: the valid columns) or
+        "view" (PTOAS's TileLang template, what a ``.pto`` tload runs: the view's)."""
         op = "TLOAD"
-        _check_pair(op, t, g)
+        if extent not in ("valid", "view"):
+            raise PtoValueError(f"extent must be 'valid' or 'view', got {extent!r}", op=op,
+                                operand="extent")
+        _check_pair(op, t, g, exact=False)
         self._check_tload_tile(op, t)
+        self._check_tload_extent(op, t, g)
         if g.layout.startswith("MX_") or t.fractal == 32:
             with _lowered(op):
                 load_mx(self, t, g)
@@ -147,11 +164,27 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if (src, dst) == ("NZ", "NZ"):
                 self._load_nz(t, g)
             elif src == dst:
-                self._load_nd_dn(t, g)
+                self._load_nd_dn(t, g, extent)
             else:
                 self._load_frac(t, g)
         if cpu_sim_compat:
             self._fill_outside_valid(op, t)
+
+    def _check_tload_extent(self, op: str, t: Tile, g: GlobalTensor) -> None:
+        """The view's 2-D extent: the valid region exactly, or (a5, same-layout loads) at
+        least the valid region and at most the tile's shape, PTOAS's tload precondition."""
+        vr, vc = t.valid
+        same = g.layout == t.name and g.layout in ("ND", "DN", "NZ")
+        if (g.rows, g.cols) == (vr, vc):
+            return
+        if not (same and self.target.tload_view_over_valid):
+            why = "" if same else f" ({g.layout} -> {t.name} loads need them equal)"
+            raise VerifyError(f"the {g.layout} view is {g.rows}x{g.cols} but the tile's valid "
+                              f"region is {vr}x{vc}{why}", op=op, operand="global_tensor")
+        if not (vr <= g.rows <= t.rows and vc <= g.cols <= t.cols):
+            raise VerifyError(f"the {g.layout} view is {g.rows}x{g.cols}: it must cover the "
+                              f"tile's valid region {vr}x{vc} and fit its shape "
+                              f"{t.rows}x{t.cols}", op=op, operand="global_tensor")
 
     def _check_tload_tile(self, op: str, t: Tile) -> None:
         """The target profile's TLOAD limits on the destination tile."""
@@ -190,14 +223,17 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         buf, off = self._region(t.ptr, t.nbytes, access="W", op=op, operand="tile")
         buf[off:off + t.nbytes].view(t.dtype.np)[t.layout.offsets()[outside]] = value
 
-    def _load_nd_dn(self, t: Tile, g: GlobalTensor) -> None:
+    def _load_nd_dn(self, t: Tile, g: GlobalTensor, extent: str = "valid") -> None:
         """ND -> ND and DN -> DN: one burst per row (ND) or column (DN) with the view's
         strides; Vec pads the tail of the last 32 B block when a pad value is set, Mat on
-        a5 always does (Null pads with 0)."""
+        a5 always does (Null pads with 0). The view gives the burst count and loops, the
+        valid rows a DN column's length, ``extent`` an ND row's (valid or view columns)."""
         es, (vr, vc) = t.dtype.size, t.valid
         s0, s1, s2, s3, s4 = g.shape
         t0, t1, t2, t3, t4 = g.stride
         nd = g.layout == "ND"
+        if nd and extent == "view":
+            vc = s4
         # per burst: len elements; bursts: count, src stride, dst pitch (tile row / column)
         length, count, src_step, pitch = (vc, s3, t3, t.cols) if nd else (vr, s4, t4, t.rows)
         fill = pad_element(t.pad, t.dtype)
@@ -219,8 +255,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if t.tile_type == "Vec":
                 if fill is not None and es == 8:      # 64-bit types pad with 0: as 2 x 32 bit
                     src, dst, fill = src.cast("ui32"), dst.cast("ui32"), np.zeros(1, np.uint32)
-                self.mte_gm_ub(src, dst, 0, length * es, nburst=(count, src_step * es, pitch * es),
-                               loop=loops, pad=None if fill is None else (fill[0],))
+                for at, nbytes in _pieces(length * es):
+                    self.mte_gm_ub(_at(src, at), _at(dst, at), 0, nbytes,
+                                   nburst=(count, src_step * es, pitch * es), loop=loops,
+                                   pad=None if fill is None else (fill[0],))
             else:
                 self.mte_gm_l1(src, dst, length * es, nburst=(count, src_step * es, pitch * es),
                                loop=loops)
@@ -315,8 +353,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             length, count, dst_step, pitch = (vc, s3, t3, t.cols) if nd else (vr, s4, t4, t.rows)
             loops = [(s2, count * pitch * es, t2 * es), (s1, s2 * count * pitch * es, t1 * es)]
             for i0 in range(s0):
-                self.mte_ub_gm(t.ptr + i0 * s1 * s2 * count * pitch, g.ptr + i0 * t0,
-                               length * es, nburst=(count, pitch * es, dst_step * es), loop=loops)
+                for at, nbytes in _pieces(length * es):
+                    self.mte_ub_gm(_at(t.ptr + i0 * s1 * s2 * count * pitch, at),
+                                   _at(g.ptr + i0 * t0, at), nbytes,
+                                   nburst=(count, pitch * es, dst_step * es), loop=loops)
 
     def _store_mat(self, g: GlobalTensor, t: Tile) -> None:
         """Mat -> GM (a2a3): the valid region in the view's layout; ptosim has no L1 -> GM
@@ -617,6 +657,23 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 self.mad_bias(left.ptr, right.ptr, acc.ptr, bias.ptr, m, n, k, **flags)
 
 
+# The UB-side DMAs' len_burst is 16 bits in the micro-op manual, 21 bits in the register
+# encoding that pto-isa's TLOAD / TSTORE fill (a uint32 lenBurst; a 64 KiB f32 row is a
+# PTO-Gym case). The micro-ops keep the manual's width, so a tile op moves a longer row as
+# column pieces of whole 32 B blocks: the same bytes, the pad only after the last piece.
+_PIECE = 65535 // 32 * 32
+
+
+def _pieces(nbytes: int) -> list[tuple[int, int]]:
+    """(byte offset, length) pieces of one burst of ``nbytes``, each at most `_PIECE`."""
+    return [(at, min(_PIECE, nbytes - at)) for at in range(0, nbytes, _PIECE)]
+
+
+def _at(p: Ptr, nbytes: int) -> Ptr:
+    """``p`` moved by ``nbytes`` (a multiple of 32, so of every element size)."""
+    return p + nbytes // p.dtype.size
+
+
 def _check_view_strides(op: str, g: GlobalTensor, c0: int) -> None:
     """Strides a DMA can follow. An ND row (DN column) moves as one contiguous burst: the
     DMA has no element stride, so the innermost stride must be 1 (pto-isa's NPU TLOAD /
@@ -640,7 +697,8 @@ def _check_view_strides(op: str, g: GlobalTensor, c0: int) -> None:
                           f"{g.shape}, stride {g.stride}", op=op, operand="global_tensor")
 
 
-def _check_pair(op: str, t: object, g: object, same_size: bool = True) -> None:
+def _check_pair(op: str, t: object, g: object, same_size: bool = True,
+                exact: bool = True) -> None:
     if not isinstance(t, Tile):
         raise SpaceError(f"expected a Tile, got {type(t).__name__}", op=op, operand="tile")
     if not isinstance(g, GlobalTensor):
@@ -649,6 +707,6 @@ def _check_pair(op: str, t: object, g: object, same_size: bool = True) -> None:
     if same_size and g.ptr.dtype.size != t.dtype.size:
         raise VerifyError(f"element sizes differ: tile {t.dtype.name}, view "
                           f"{g.ptr.dtype.name}", op=op)
-    if (g.rows, g.cols) != t.valid:
+    if exact and (g.rows, g.cols) != t.valid:
         raise VerifyError(f"the {g.layout} view is {g.rows}x{g.cols} but the tile's valid "
                           f"region is {t.valid[0]}x{t.valid[1]}", op=op)

@@ -16,8 +16,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import DtypeError, PtoTypeError, PtoValueError, SpaceError, VerifyError
-from ..isa import alu
+from ..errors import (
+    DtypeError,
+    NotImplementedOpError,
+    PtoTypeError,
+    PtoValueError,
+    SpaceError,
+    VerifyError,
+)
+from ..isa import alu, convert
 from ..isa.spec import OpSpec
 from ..isa.tile_vector import VecRule, bind, signature
 from .tile import Tile
@@ -214,6 +221,50 @@ def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str
     one = alu.BINARY["add"](np.zeros(1, dt.np), _scalar(op, v["scalar"], dt), dt) \
         if dt.kind in ("int", "uint") else np.asarray([v["scalar"]], np.float64).astype(dt.np)
     _write(m, dst, np.full((vr, vc), one[0], dt.np))
+
+
+def _ci(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """TCI: dst[0, j] = start + j (start - j when descending) for the valid columns,
+    wrapping to the element type; one-row tiles only (a5 / CPU static_assert Rows == 1)."""
+    dst = v["dst"]
+    if dst.rows != 1:
+        raise VerifyError(f"TCI fills a one-row tile, got {dst.rows} rows", op=op,
+                          operand="dst")
+    start = _scalar(op, v["scalar"], dst.dtype)
+    j = np.arange(dst.valid[1], dtype=np.int64)
+    ramp = start - j if kw.get("descending", False) else start + j
+    bits = 8 * dst.dtype.size
+    wrapped = np.mod(ramp, 1 << bits).astype(f"u{dst.dtype.size}").view(dst.dtype.np)
+    _write(m, dst, wrapped.reshape(1, -1))
+
+
+def _cvt(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """TCVT: dst's valid region = src's converted by the tested engine (`convert.tcvt`):
+    the tile RoundMode (default CAST_RINT), the saturation mode or the pair's default."""
+    src, dst = v["src"], v["dst"]
+    _same_valid(op, v, ("src",))
+    pair = (convert._canon(src.dtype), convert._canon(dst.dtype))
+    if pair not in m.target.tcvt_pairs:
+        legal = sorted(d for s, d in m.target.tcvt_pairs if s == pair[0])
+        raise DtypeError(f"{src.dtype.name} -> {dst.dtype.name} is not a TCVT pair on "
+                         f"{m.target.name}; {src.dtype.name} converts to "
+                         f"{', '.join(legal) or 'nothing'}", op=op, operand="dst")
+    if any(t.dtype.name.endswith("x2") for t in (src, dst)):
+        raise NotImplementedOpError(f"TCVT {src.dtype.name} -> {dst.dtype.name}: packed fp4 "
+                                    f"conversions are not implemented", op=op)
+    mode = str(kw.get("round_mode", "CAST_RINT"))
+    if mode.upper().removeprefix("CAST_") not in convert.TILE_ROUND_MODES:
+        raise PtoValueError(f"round_mode {mode!r} is not one of "
+                            f"{', '.join(convert.TILE_ROUND_MODES)}", op=op,
+                            operand="round_mode")
+    sat = kw.get("sat_mode")
+    if isinstance(sat, bool):
+        sat = "ON" if sat else "OFF"
+    if sat is not None and str(sat).upper() not in ("ON", "OFF"):
+        raise PtoValueError(f"sat_mode {sat!r} is not ON or OFF", op=op, operand="sat_mode")
+    out = convert.tcvt(_read(m, src), src.dtype, dst.dtype, round_mode=mode,
+                       sat_mode=None if sat is None else str(sat).upper())
+    _write(m, dst, out)
 
 
 def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
@@ -620,7 +671,7 @@ FAMILIES: dict[str, Family] = {
     "unary": _unary, "rowreduce": _rowreduce, "colreduce": _colreduce, "rowarg": _argreduce(0),
     "colarg": _argreduce(1), "rowexpand": _expand(0), "colexpand": _expand(1),
     "rowexpandop": _rowexpandop, "colexpandop": _colexpandop, "part": _part, "cmp": _cmp,
-    "cmps": _cmps, "sel": _sel, "sels": _sels,
+    "cmps": _cmps, "sel": _sel, "sels": _sels, "cvt": _cvt, "ci": _ci,
 }
 
 
