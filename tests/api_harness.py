@@ -289,6 +289,7 @@ def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]
         calls[row.name] = (srcs + scalar + [mask], {})
     calls.update(dsa_calls(m, v, k))
     calls.update(cmp_calls(v, k))
+    calls.update(stream_calls(m, v, k))
     # rearrangement and gathers / scatter (ptosim.isa.vector_rearrange / vector_gather)
     i32 = VReg.from_lanes(np.arange(64, dtype=np.int32) * 3, "i32")
     calls.update({
@@ -316,6 +317,17 @@ def cmp_calls(v: Any, k: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
         "vsel": ([v, v, k], {}), "vselr": ([v, idx], {}),
         "vaddc": ([u32, u32, k], {}), "vsubc": ([u32, u32, k], {}),
         "vaddcs": ([u32, u32, k, k], {}), "vsubcs": ([u32, u32, k, k], {}),
+    }
+
+
+def stream_calls(m: ptosim.Machine, v: Any, k: Any
+                 ) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """Baselines of the unaligned / block-strided rows (ptosim.isa.vector_stream)."""
+    from ptosim.vector import Align
+    base = m.ptr("ub", "f32", 131072)
+    return {
+        "vldas": ([base + 1], {}), "vldus": ([base + 1, Align()], {}),
+        "vsldb": ([base, 1, 0, k], {}), "vsstb": ([v, base, 1, 0, k], {}),
     }
 
 

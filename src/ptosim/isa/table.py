@@ -16,6 +16,7 @@ from . import (
     vector_gather,
     vector_rearrange,
     vector_reduce,
+    vector_stream,
 )
 from .spec import Args, Operand, OpSpec
 
@@ -155,6 +156,7 @@ _ROWS += vector_cmp.ROWS
 _ROWS += vector_convert.ROWS + vector_reduce.ROWS
 _ROWS += vector_rearrange.ROWS + vector_gather.ROWS
 _ROWS += tile_sort.ROWS
+_ROWS += vector_stream.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"
