@@ -328,6 +328,9 @@ def stream_calls(m: ptosim.Machine, v: Any, k: Any
     return {
         "vldas": ([base + 1], {}), "vldus": ([base + 1, Align()], {}),
         "vsldb": ([base, 1, 0, k], {}), "vsstb": ([v, base, 1, 0, k], {}),
+        "vstus": ([Align(), 3, v, base], {}), "vstas": ([Align(), base, 3], {}),
+        "vstur": ([Align(), v, base, "NO_POST_UPDATE"], {}), "vstar": ([Align(), base], {}),
+        "pstu": ([Align(), k, m.ptr("ub", "ui32", 131072)], {}),
     }
 
 

@@ -28,6 +28,17 @@ def _check_block(reg: str, ptr: str) -> Any:
     return check
 
 
+def _check_pstu(t: dict[str, Any]) -> str | None:
+    want = {16: "ui16", 32: "ui32"}.get(t["value"])
+    if want is None or t["base"][0] != want:
+        return (f"a !pto.mask<b{t['value']}> stores through !pto.ptr<{want or 'ui16/ui32'}, ub>,"
+                f" got !pto.ptr<{t['base'][0]}, ub>")
+    return None
+
+
+_ALIGN = Operand("align", "align")
+_NEXT = Operand("align_out", "align")
+
 ROWS: tuple[OpSpec, ...] = (
     _vector("vldas", (_ptr("source", "R", indexed=False),), (Operand("result", "align"),),
             S.vldas),
@@ -42,4 +53,13 @@ ROWS: tuple[OpSpec, ...] = (
                       Operand("block_stride", "scalar"), Operand("repeat_stride", "scalar"),
                       Operand("mask", "mask")), (), S.vsstb,
             check=_check_block("value", "destination")),
+    _vector("vstus", (_ALIGN, Operand("offset", "int"), Operand("value", "vreg"),
+                      _ptr("base", "W", indexed=False)), (_NEXT,), S.vstus),
+    _vector("vstas", (_ALIGN, _ptr("destination", "W", indexed=False),
+                      Operand("offset", "int")), (), S.vstas),
+    _vector("vstur", (_ALIGN, Operand("value", "vreg"), _ptr("base", "W", indexed=False),
+                      Operand("mode", "str", choices=S.UPDATE_MODES)), (_NEXT,), S.vstur),
+    _vector("vstar", (_ALIGN, _ptr("destination", "W", indexed=False)), (), S.vstar),
+    _vector("pstu", (_ALIGN, Operand("value", "mask"), _ptr("base", "W", indexed=False)),
+            (_NEXT, Operand("base_out", "ptr")), S.pstu, check=_check_pstu),
 )

@@ -106,3 +106,77 @@ def vsstb(m: Any, value: Any, destination: Any, block_stride: Any, repeat_stride
         if on:
             _write_bytes(m, op, "destination", p + (rs + i * bs) * BLOCK,
                          raw[i * BLOCK:(i + 1) * BLOCK].copy())
+
+
+# --- stateful unaligned stores ------------------------------------------------------------
+# The hardware buffers a partial 32-byte block in the align state and writes it at the
+# flush (vstas / vstar). No source specifies that buffering, and a well-formed stream
+# (every store followed by its flush) leaves the same bytes either way, so ptosim writes
+# each store's bytes when it issues and the flushes only check their operands.
+UPDATE_MODES = ("POST_UPDATE", "NO_POST_UPDATE")
+
+
+def vstus(m: Any, align: Any, offset: Any, value: Any, base: Any) -> Align:
+    """``pto.vstus``: the first ``offset`` elements of ``value`` at ``base`` (the amount
+    the stream advances; PTO-Gym vstas-vstus-offset-update writes exactly that many)."""
+    op = "vstus"
+    a = _align(op, align)
+    n = _int(op, "offset", offset)
+    v = _vreg(op, "value", value)
+    p = _ptr(op, "base", base)
+    if not 0 <= n <= v.n:
+        raise PtoValueError(f"offset must be 0..{v.n} elements of {v.dtype.name}, got {n}",
+                            op=op, operand="offset")
+    if n:
+        _write_bytes(m, op, "base", p, v.raw[:n * v.dtype.size].copy())
+    return a.next()
+
+
+def vstas(m: Any, align: Any, destination: Any, offset: Any) -> None:
+    """``pto.vstas``: flush a stream at ``destination`` + ``offset`` (its bytes are
+    already in UB, see above)."""
+    _align("vstas", align)
+    _ptr("vstas", "destination", destination)
+    _int("vstas", "offset", offset)
+
+
+def vstar(m: Any, align: Any, destination: Any) -> None:
+    """``pto.vstar``: flush a `vstur` stream (its bytes are already in UB)."""
+    _align("vstar", align)
+    _ptr("vstar", "destination", destination)
+
+
+def vstur(m: Any, align: Any, value: Any, base: Any, mode: str) -> Align:
+    """``pto.vstur``: the first SQZN bytes of ``value`` (the count the last vsqz / vusqz
+    set) at ``base`` + AR bytes; ``"POST_UPDATE"`` then advances AR by SQZN."""
+    from .rearrange import sqzn
+    op = "vstur"
+    a = _align(op, align)
+    v = _vreg(op, "value", value)
+    p = _ptr(op, "base", base).cast("ui8")
+    if mode not in UPDATE_MODES:
+        raise PtoValueError(f"mode must be one of {', '.join(UPDATE_MODES)}, got {mode!r}",
+                            op=op, operand="mode")
+    count = sqzn(m)
+    ar = int(m.regs.get("AR", (0,))[0])
+    if count:
+        _write_bytes(m, op, "base", p + ar, v.raw[:count].copy())
+    if mode == "POST_UPDATE":
+        m.regs["AR"] = (ar + count,)
+    return a.next()
+
+
+def pstu(m: Any, align: Any, value: Any, base: Any) -> tuple[Align, Any]:
+    """``pto.pstu``: the predicate as one bit per lane (b32: 64 bits = 8 bytes, b16: 16
+    bytes) at ``base``; returns the next state and ``base`` advanced past those bytes."""
+    op = "pstu"
+    a = _align(op, align)
+    mk = _mask(op, "value", value)
+    p = _ptr(op, "base", base)
+    want = {16: "ui16", 32: "ui32"}.get(mk.g)
+    if want is None or p.dtype.name != want:
+        raise PtoTypeError(f"a b{mk.g} predicate stores through a {want or 'ui16 / ui32'} "
+                           f"pointer, got {p.dtype.name}", op=op, operand="base")
+    image = np.packbits(mk.lanes.astype(np.uint8), bitorder="little")
+    _write_bytes(m, op, "base", p, image)
+    return a.next(), p + image.size // p.dtype.size
