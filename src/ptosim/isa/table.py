@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import legacy, tile_vector, vector
+from . import legacy, tile_vector, vector, vector_stream
 from .spec import Args, Operand, OpSpec
 
 A5 = frozenset({"a5"})
@@ -138,7 +138,8 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
 )
 
 # Each further family keeps its rows in its own module of this package (``ROWS``).
-_ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS + tile_vector.ROWS + vector.ROWS
+_ROWS: tuple[OpSpec, ...] = _BASE_ROWS + legacy.ROWS + tile_vector.ROWS + vector.ROWS \
+    + vector_stream.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"
