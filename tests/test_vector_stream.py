@@ -437,3 +437,15 @@ def test_align_state_flows_through_scf_for_like_the_gym_pstu_loop():
     got = res.outputs["y"].view(np.uint8)
     one = np.packbits(np.arange(64) < 13, bitorder="little")
     assert got[:16].tolist() == one.tolist() * 2 and not got[16:].any()
+
+
+def test_out_of_bounds_stores_write_nothing():
+    m = ptosim.Machine()
+    cap = m.target.capacity["ub"]
+    p = m.ptr("ub", "f32", cap - 64)
+    before = m.read(m.ptr("ub", "ui8", cap - 256), 256).copy()
+    with pytest.raises(ptosim.OutOfBoundsError, match=r"vsstb: destination touches ub bytes"):
+        m.vsstb(VReg.full(1, "f32"), p, 1, 0, Mask.from_lanes([True] * 64, 32))
+    with pytest.raises(ptosim.OutOfBoundsError, match=r"vstus: base touches ub bytes"):
+        m.vstus(m.init_align(), 20, VReg.full(1, "f32"), p)
+    assert m.read(m.ptr("ub", "ui8", cap - 256), 256).tolist() == before.tolist()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import AlignmentError, PtoTypeError, PtoValueError
+from ..errors import AlignmentError, PtoError, PtoTypeError, PtoValueError
 from .ops import _int, _mask, _ptr, _read, _vreg, _word, _write_bytes
 from .values import ALIGN_BYTES, VREG_BYTES, Align, Mask, VReg, vreg_dtype
 
@@ -90,6 +90,15 @@ def vldus(m: Any, source: Any, align: Any, dtype: Any = None) -> tuple[VReg, Ali
     return VReg(d, image), st.next(block=blk + VREG_BYTES, data=fresh[-BLOCK:])
 
 
+def _check_range(m: Any, op: str, name: str, at: Any, nbytes: int) -> None:
+    """Bounds of bytes an op will write, checked before any byte moves (the write itself
+    reaches the hazard checker when it happens)."""
+    try:
+        m._region(at, nbytes, access="W", operand=name)     # no op: not an access yet
+    except PtoError as err:
+        raise type(err)(err.detail, op=op, operand=name) from None
+
+
 # --- store stream ----------------------------------------------------------------------------
 def _commit(m: Any, op: str, name: str, blk: Any, data: np.ndarray, valid: np.ndarray) -> None:
     """Write the valid bytes of one block, one contiguous run at a time."""
@@ -111,6 +120,7 @@ def _store(m: Any, op: str, name: str, st: Align, at: Any, payload: np.ndarray) 
     blk = st.block
     data, valid = st.data.copy(), st.valid.copy()
     start, n = at.offset, payload.size
+    _check_range(m, op, name, at, n)
     pos = start
     while pos < start + n:
         here = _block_of(at + (pos - start))
@@ -267,10 +277,12 @@ def vsstb(m: Any, value: Any, destination: Any, block_stride: Any, repeat_stride
     mk = _mask(op, "mask", mask)
     b0 = _blocks_base(op, "destination", p)
     first = 0 if post_update else rep
-    for b, on in enumerate(block_active(mk)):
-        if on:
-            _write_bytes(m, op, "destination", b0 + (first + b * blk) * BLOCK,
-                         v.raw[b * BLOCK:(b + 1) * BLOCK].copy())
+    targets = [(b, b0 + (first + b * blk) * BLOCK)
+               for b, on in enumerate(block_active(mk)) if on]
+    for _, at in targets:                               # all in bounds before any write
+        _check_range(m, op, "destination", at, BLOCK)
+    for b, at in targets:
+        _write_bytes(m, op, "destination", at, v.raw[b * BLOCK:(b + 1) * BLOCK].copy())
     if not post_update:
         return None
     return (b0 + rep * BLOCK).cast(p.dtype)
