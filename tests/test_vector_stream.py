@@ -449,3 +449,13 @@ def test_out_of_bounds_stores_write_nothing():
     with pytest.raises(ptosim.OutOfBoundsError, match=r"vstus: base touches ub bytes"):
         m.vstus(m.init_align(), 20, VReg.full(1, "f32"), p)
     assert m.read(m.ptr("ub", "ui8", cap - 256), 256).tolist() == before.tolist()
+
+
+def test_a_store_state_fed_to_vldus_is_a_located_error():
+    body = ("    pto.vecscope {\n      %a = pto.init_align : !pto.align\n"
+            "      %v, %b = pto.vldus %in, %a : !pto.ptr<f32, ub>, !pto.align -> "
+            "!pto.vreg<64xf32>, !pto.align\n    }\n")
+    with pytest.raises(PtoTypeError, match=r"k\.pto:\d+:\d+: error: vldus: align is the state "
+                       r"of a store stream"):
+        Kernel.from_text(kernel(body), "k.pto").run({"x": np.zeros(64, np.float32),
+                                                     "y": np.zeros(64, np.float32)})
