@@ -151,6 +151,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     del matb
     calls.update(vector_baselines(m))
     calls.update(sort_baselines(m))
+    calls.update(stream_calls(m))
     return m, calls
 
 
@@ -289,7 +290,6 @@ def vector_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]
         calls[row.name] = (srcs + scalar + [mask], {})
     calls.update(dsa_calls(m, v, k))
     calls.update(cmp_calls(v, k))
-    calls.update(stream_calls(m, v, k))
     # rearrangement and gathers / scatter (ptosim.isa.vector_rearrange / vector_gather)
     i32 = VReg.from_lanes(np.arange(64, dtype=np.int32) * 3, "i32")
     calls.update({
@@ -317,20 +317,6 @@ def cmp_calls(v: Any, k: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
         "vsel": ([v, v, k], {}), "vselr": ([v, idx], {}),
         "vaddc": ([u32, u32, k], {}), "vsubc": ([u32, u32, k], {}),
         "vaddcs": ([u32, u32, k, k], {}), "vsubcs": ([u32, u32, k, k], {}),
-    }
-
-
-def stream_calls(m: ptosim.Machine, v: Any, k: Any
-                 ) -> dict[str, tuple[list[Any], dict[str, Any]]]:
-    """Baselines of the unaligned / block-strided rows (ptosim.isa.vector_stream)."""
-    from ptosim.vector import Align
-    base = m.ptr("ub", "f32", 131072)
-    return {
-        "vldas": ([base + 1], {}), "vldus": ([base + 1, Align()], {}),
-        "vsldb": ([base, 1, 0, k], {}), "vsstb": ([v, base, 1, 0, k], {}),
-        "vstus": ([Align(), 3, v, base], {}), "vstas": ([Align(), base, 3], {}),
-        "vstur": ([Align(), v, base, "NO_POST_UPDATE"], {}), "vstar": ([Align(), base], {}),
-        "pstu": ([Align(), k, m.ptr("ub", "ui32", 131072)], {}),
     }
 
 
@@ -428,3 +414,22 @@ def run(values: list[Any] = HOSTILE, methods: set[str] | None = None) -> Iterato
                     continue
             saved = [b.copy() for b in buffers(m)]
             yield Outcome(case, None, False)
+
+
+def stream_calls(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """Baselines of the unaligned-stream and block-strided ops (ptosim.isa.vector_stream)."""
+    from ptosim.vector import Align, Mask, VReg
+    ub32, ubu = m.ptr("ub", "f32", 65536 + 4), m.ptr("ub", "ui32", 65536 + 2048)
+    v = VReg.from_lanes(np.arange(64, dtype=np.float32), "f32")
+    k = Mask.from_lanes(np.arange(64) < 20, 32)
+    m.regs["SQZN"] = (32,)                 # what a vsqz of 8 f32 lanes leaves
+    tail = m.vstus(Align(), 3, v, ub32)    # 12 bytes pending, the stream ends at ub32 + 3
+    return {
+        "vldas": ([ub32], {}), "vldus": ([ub32, m.vldas(ub32)], {"dtype": "f32"}),
+        "vstus": ([Align(), 5, v, ub32], {}),
+        "vstur": ([Align(), v, ub32, "NO_POST_UPDATE"], {}),
+        "pstu": ([Align(), k, ubu], {}),
+        "vstas": ([tail, ub32, 3], {}), "vstar": ([Align(), ub32], {}),
+        "vsldb": ([ub32 - 1, 2, 4, k], {"dtype": "f32"}),
+        "vsstb": ([v, ub32 - 1, 2, 4, k], {"post_update": True}),
+    }

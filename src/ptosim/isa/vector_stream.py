@@ -1,65 +1,81 @@
-"""Unaligned loads and block-strided loads / stores, one row each (syntax ``vector``;
-semantics in `ptosim.vector.stream`). Forms (PTOAS docs/isa/micro-isa/03-vector-load-store.md):
-
-    %a = pto.vldas %p : !pto.ptr<f32, ub> -> !pto.align
-    %v, %a2 = pto.vldus %p, %a : !pto.ptr<f32, ub>, !pto.align -> !pto.vreg<64xf32>, !pto.align
-    %v = pto.vsldb %p, %bs, %rs, %m : !pto.ptr<f32, ub>, i16, i16, !pto.mask<b32> -> V
-    pto.vsstb %v, %p, %bs, %rs, %m : V, !pto.ptr<f32, ub>, i16, i16, !pto.mask<b32>
-"""
+"""Rows of the stateful unaligned loads / stores and the block-strided loads / stores
+(syntax ``vector``; semantics in `ptosim.vector.stream`). Operand orders, result lists
+and type rules follow PTOAS ``include/PTO/IR/VPTOOps.td`` and the verifiers in
+``lib/PTO/IR/VPTO.cpp`` (``VldasOp::verify`` ... ``VsturOp::verify``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..vector import stream as S
 from .spec import Operand, OpSpec
-from .vector import _ptr, _vector, mask_width_for
+from .vector import _ptr, _vector, _word
+
+_ALIGN = Operand("align", "align")
 
 
-def _check_block(reg: str, ptr: str) -> Any:
+def _int_typed(*pairs: tuple[str, str]) -> Callable[[dict[str, Any]], str | None]:
+    """Each named integer operand has the given type (i16 strides, i32 offsets)."""
     def check(t: dict[str, Any]) -> str | None:
-        if t["mask"] != mask_width_for(t[reg]):
-            return (f"mask is !pto.mask<b{t['mask']}> but {reg} has {t[reg]} elements; it "
-                    f"takes !pto.mask<b{mask_width_for(t[reg])}>")
-        for name in ("block_stride", "repeat_stride"):
-            if t[name] != "i16":
-                return f"{name} is {t[name]}; it is an i16 field"
+        for name, want in pairs:
+            if t.get(name) != want:
+                return f"{name} must be {want}, got {t.get(name)}"
         return None
     return check
 
 
 def _check_pstu(t: dict[str, Any]) -> str | None:
-    want = {16: "ui16", 32: "ui32"}.get(t["value"])
-    if want is None or t["base"][0] != want:
-        return (f"a !pto.mask<b{t['value']}> stores through !pto.ptr<{want or 'ui16/ui32'}, ub>,"
-                f" got !pto.ptr<{t['base'][0]}, ub>")
+    (elem, _), g = t["base"], t["value"]
+    want = {16: "ui16", 32: "ui32"}.get(g)
+    if want is None:
+        return f"value is !pto.mask<b{g}>; pstu stores b16 or b32 masks"
+    if elem != want:
+        return (f"value is !pto.mask<b{g}> so base must be !pto.ptr<{want}, ub>, got "
+                f"{elem} elements")
+    if t["base_out"] != t["base"]:
+        return "base_out must have the type of base"
     return None
 
 
-_ALIGN = Operand("align", "align")
-_NEXT = Operand("align_out", "align")
+def _check_vsstb(t: dict[str, Any]) -> str | None:
+    why = _int_typed(("block_stride", "i16"), ("repeat_stride", "i16"))(t)
+    if why is None and t["post_update"] and t.get("updated_base") != t["destination"]:
+        return "the updated base must have the type of destination"
+    return why
+
 
 ROWS: tuple[OpSpec, ...] = (
+    # unaligned load stream
     _vector("vldas", (_ptr("source", "R", indexed=False),), (Operand("result", "align"),),
             S.vldas),
-    _vector("vldus", (_ptr("source", "R", indexed=False), Operand("align", "align")),
-            (Operand("result", "vreg"), Operand("align_out", "align")), S.vldus,
+    _vector("vldus", (_ptr("source", "R", indexed=False), _ALIGN),
+            (Operand("result", "vreg"), Operand("updated_align", "align")), S.vldus,
             result_kw="dtype"),
+    # unaligned store stream and its flushes
+    _vector("vstus", (Operand("align_in", "align"), Operand("offset", "int"),
+                      Operand("value", "vreg"), _ptr("base", "W", indexed=False)),
+            (Operand("align_out", "align"),), S.vstus, check=_int_typed(("offset", "i32"))),
+    _vector("vstur", (Operand("align_in", "align"), Operand("value", "vreg"),
+                      _ptr("base", "W", indexed=False), _word("mode", S.MODES)),
+            (Operand("align_out", "align"),), S.vstur),
+    _vector("pstu", (Operand("align_in", "align"), Operand("value", "mask"),
+                     _ptr("base", "W", indexed=False)),
+            (Operand("align_out", "align"), Operand("base_out", "ptr")), S.pstu,
+            check=_check_pstu),
+    _vector("vstas", (Operand("value", "align"), _ptr("destination", "W", indexed=False),
+                      Operand("offset", "int")), (), S.vstas,
+            check=_int_typed(("offset", "i32"))),
+    _vector("vstar", (Operand("value", "align"), _ptr("destination", "W", indexed=False)),
+            (), S.vstar),
+    # block-strided
     _vector("vsldb", (_ptr("source", "R", indexed=False), Operand("block_stride", "scalar"),
                       Operand("repeat_stride", "scalar"), Operand("mask", "mask")),
-            (Operand("result", "vreg"),), S.vsldb, check=_check_block("result", "source"),
+            (Operand("result", "vreg"),), S.vsldb,
+            check=_int_typed(("block_stride", "i16"), ("repeat_stride", "i16")),
             result_kw="dtype"),
     _vector("vsstb", (Operand("value", "vreg"), _ptr("destination", "W", indexed=False),
                       Operand("block_stride", "scalar"), Operand("repeat_stride", "scalar"),
-                      Operand("mask", "mask")), (), S.vsstb,
-            check=_check_block("value", "destination")),
-    _vector("vstus", (_ALIGN, Operand("offset", "int"), Operand("value", "vreg"),
-                      _ptr("base", "W", indexed=False)), (_NEXT,), S.vstus),
-    _vector("vstas", (_ALIGN, _ptr("destination", "W", indexed=False),
-                      Operand("offset", "int")), (), S.vstas),
-    _vector("vstur", (_ALIGN, Operand("value", "vreg"), _ptr("base", "W", indexed=False),
-                      Operand("mode", "str", choices=S.UPDATE_MODES)), (_NEXT,), S.vstur),
-    _vector("vstar", (_ALIGN, _ptr("destination", "W", indexed=False)), (), S.vstar),
-    _vector("pstu", (_ALIGN, Operand("value", "mask"), _ptr("base", "W", indexed=False)),
-            (_NEXT, Operand("base_out", "ptr")), S.pstu, check=_check_pstu),
+                      Operand("mask", "mask")),
+            (Operand("updated_base", "ptr", optional=True),), S.vsstb, check=_check_vsstb),
 )

@@ -447,7 +447,8 @@ def vci(m: Any, index: Any, order: str = "ASC", dtype: Any = "i32") -> VReg:
 
 
 def init_align(m: Any) -> Align:
-    """``pto.init_align``: a fresh unaligned-stream state."""
+    """``pto.init_align``: a fresh, empty store-stream state (``vstus`` / ``vstur`` /
+    ``pstu``; a load stream starts from ``vldas``, `ptosim.vector.stream`)."""
     return Align()
 
 

@@ -1,13 +1,20 @@
-"""Unaligned loads and block-strided loads / stores of vector registers (rows in
-`ptosim.isa.vector_stream`): `vldas` / `vldus` and `vsldb` / `vsstb`.
+"""Semantics of the stateful unaligned loads / stores and the block-strided loads / stores:
+``vldas`` / ``vldus``, ``vstus`` / ``vstur`` / ``pstu`` with their flushes ``vstas`` /
+``vstar``, and ``vsldb`` / ``vsstb`` (rows of `ptosim.isa.vector_stream`).
 
-An unaligned load stream is primed by `vldas` (the aligned 32-byte block around its
-source) and each `vldus` then yields the 256 bytes starting at its source, wherever it
-is; ptosim reads them directly, so the `!pto.align` value only chains the stream. The
-block forms move the eight 32-byte blocks of a register to / from UB block
-``repeat_stride + i * block_stride`` (in 32-byte units) of the base, for the blocks whose
-predicate lane ``i`` is active (the spec's ``pg[blk]``); a masked-off block loads as 0
-and is not stored.
+The `Align` state models the hardware's one-block alignment buffer:
+
+- a **load** stream: ``vldas %p`` reads the 32-byte aligned block holding ``%p`` into the
+  state; ``vldus %p`` reads the 256 bytes after that block and returns the 256 bytes
+  starting at ``%p`` from the two (so a state primed earlier supplies its stale block), and
+  its state holds the last block it read;
+- a **store** stream (``init_align``): each store moves its bytes into the state block by
+  block; a block is written to UB when the stream leaves it (or fills it to its end), and
+  the last, partial block stays pending until a flush (``vstas`` / ``vstar``) at the
+  stream's end address writes it. Only the bytes the stream stored are ever written.
+
+So memory sees each byte when the hardware would commit it, and the hazard checker sees
+the exact ranges. Facts and sources: docs/semantics.md, "Unaligned streams".
 """
 
 from __future__ import annotations
@@ -16,167 +23,266 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import dtype as _dtype
-from ..errors import PtoTypeError, PtoValueError
-from .ops import _int, _mask, _ptr, _read, _vreg, _write_bytes, active_lanes
-from .values import VREG_BYTES, Align, VReg, vreg_dtype
+from ..errors import AlignmentError, PtoError, PtoTypeError, PtoValueError
+from .ops import _int, _mask, _ptr, _read, _vreg, _word, _write_bytes
+from .values import ALIGN_BYTES, VREG_BYTES, Align, Mask, VReg, vreg_dtype
 
-BLOCK = 32                       # bytes of one block of a register (one VLane)
-BLOCKS = VREG_BYTES // BLOCK
-
-
-def _align(op: str, a: Any) -> Align:
-    if not isinstance(a, Align):
-        raise PtoTypeError(f"align must be an alignment state (!pto.align), got {a!r}", op=op,
-                           operand="align")
-    return a
+BLOCK = ALIGN_BYTES                   # UB block: 32 bytes
+AR, SQZN = "AR", "SQZN"               # special registers (Machine.regs), byte counts
+MODES = ("POST_UPDATE", "NO_POST_UPDATE")
 
 
+def _bytes_at(p: Any) -> Any:
+    """``p`` as a byte pointer (the streams address bytes)."""
+    return p.cast("ui8")
+
+
+def _block_of(p: Any) -> Any:
+    """The byte pointer to the 32-byte aligned block that holds ``p``."""
+    b = _bytes_at(p)
+    return b + (-(b.offset % BLOCK))
+
+
+def _same_place(a: Any, b: Any) -> bool:
+    return (a.space, a.sub, a.block, a.offset) == (b.space, b.sub, b.block, b.offset)
+
+
+def _state(op: str, name: str, x: Any, kind: str) -> Align:
+    if not isinstance(x, Align):
+        raise PtoTypeError(f"{name} must be an align state (Align), got {x!r}", op=op,
+                           operand=name)
+    if x.kind != kind:
+        made = "pto.vldas" if kind == "load" else "pto.init_align"
+        raise PtoTypeError(f"{name} is the state of a {x.kind} stream; {op} continues a "
+                           f"{kind} stream, which starts at {made}", op=op, operand=name)
+    return x
+
+
+def _reg(m: Any, name: str) -> int | None:
+    value = m.regs.get(name)
+    return None if not value else int(value[0])
+
+
+# --- load stream -----------------------------------------------------------------------------
 def vldas(m: Any, source: Any) -> Align:
-    """``pto.vldas``: prime an unaligned load stream with the aligned 32-byte block that
-    holds ``source`` (the hardware truncates the address)."""
+    """``pto.vldas``: a load-stream state holding the 32-byte block around ``source``."""
     p = _ptr("vldas", "source", source)
-    block = p.cast("ui8") + (-(p.offset % BLOCK))
-    _read(m, "vldas", "source", block, BLOCK)
-    return Align()
+    blk = _block_of(p)
+    return Align(kind="load", block=blk, data=_read(m, "vldas", "source", blk, BLOCK))
 
 
 def vldus(m: Any, source: Any, align: Any, dtype: Any = None) -> tuple[VReg, Align]:
-    """``pto.vldus``: the 256 bytes starting at ``source`` (any element-aligned address)
-    and the stream's next state."""
-    p = _ptr("vldus", "source", source)
-    a = _align("vldus", align)
+    """``pto.vldus``: the 256 bytes at ``source`` (any byte address), from the state's block
+    and the 256 bytes after it; the new state holds the last block read."""
+    op = "vldus"
+    p = _ptr(op, "source", source)
+    st = _state(op, "align", align, "load")
+    blk = _block_of(p)
+    if not _same_place(st.block, blk):
+        raise PtoValueError(f"align holds the block at {st.block.offset:#x} but source "
+                            f"{_bytes_at(p).offset:#x} lies in the block at {blk.offset:#x}; "
+                            f"prime it with pto.vldas on this source (or continue from the "
+                            f"vldus that ended there)", op=op, operand="align")
     d = vreg_dtype(dtype if dtype is not None else p.dtype)
-    return VReg(d, _read(m, "vldus", "source", p, VREG_BYTES)), a.next()
+    fresh = _read(m, op, "source", blk + BLOCK, VREG_BYTES)
+    k = _bytes_at(p).offset - blk.offset
+    image = np.concatenate([st.data, fresh])[k:k + VREG_BYTES]
+    return VReg(d, image), st.next(block=blk + VREG_BYTES, data=fresh[-BLOCK:])
 
 
-def _strides(op: str, block_stride: Any, repeat_stride: Any) -> tuple[int, int]:
-    bs, rs = _int(op, "block_stride", block_stride), _int(op, "repeat_stride", repeat_stride)
-    for name, v in (("block_stride", bs), ("repeat_stride", rs)):
-        if not 0 <= v < 1 << 16:
-            raise PtoValueError(f"{name} must be a 16-bit count of 32-byte blocks (0..65535), "
-                                f"got {v}", op=op, operand=name)
-    return bs, rs
+def _check_range(m: Any, op: str, name: str, at: Any, nbytes: int) -> None:
+    """Bounds of bytes an op will write, checked before any byte moves (the write itself
+    reaches the hazard checker when it happens)."""
+    try:
+        m._region(at, nbytes, access="W", operand=name)     # no op: not an access yet
+    except PtoError as err:
+        raise type(err)(err.detail, op=op, operand=name) from None
 
 
-def _blocks_active(op: str, mask: Any, d: Any) -> np.ndarray:
-    mk = _mask(op, "mask", mask)
-    want = min(d.size * 8, 32)
-    if mk.g != want:
-        raise PtoTypeError(f"mask is b{mk.g} but the register holds {d.name}; it takes "
-                           f"b{want}", op=op, operand="mask")
-    return active_lanes(mk, d)[:BLOCKS]
+# --- store stream ----------------------------------------------------------------------------
+def _commit(m: Any, op: str, name: str, blk: Any, data: np.ndarray, valid: np.ndarray) -> None:
+    """Write the valid bytes of one block, one contiguous run at a time."""
+    i = 0
+    while i < BLOCK:
+        if not valid[i]:
+            i += 1
+            continue
+        j = i
+        while j < BLOCK and valid[j]:
+            j += 1
+        _write_bytes(m, op, name, blk + i, data[i:j].copy())
+        i = j
 
 
-def vsldb(m: Any, source: Any, block_stride: Any, repeat_stride: Any, mask: Any,
-          dtype: Any = None) -> VReg:
-    """``pto.vsldb``: block i of the result is UB block ``repeat_stride + i *
-    block_stride`` of ``source`` where predicate lane i is active, else 0."""
-    op = "vsldb"
-    p = _ptr(op, "source", source).cast("ui8")
-    if p.offset % BLOCK:
-        raise PtoValueError(f"source must be 32-byte aligned, got UB offset {p.offset}", op=op,
-                            operand="source")
-    d = vreg_dtype(dtype if dtype is not None else source.dtype)
-    bs, rs = _strides(op, block_stride, repeat_stride)
-    out = np.zeros(VREG_BYTES, np.uint8)
-    for i, on in enumerate(_blocks_active(op, mask, d)):
-        if on:                    # a masked-off block is neither read nor checked
-            out[i * BLOCK:(i + 1) * BLOCK] = _read(m, op, "source", p + (rs + i * bs) * BLOCK,
-                                                   BLOCK)
-    return VReg(d, out)
+def _store(m: Any, op: str, name: str, st: Align, at: Any, payload: np.ndarray) -> Align:
+    """``payload`` stored into the stream at byte pointer ``at``: blocks the stream leaves
+    are written, the block it ends in stays pending (written at once when full to its end)."""
+    blk = st.block
+    data, valid = st.data.copy(), st.valid.copy()
+    start, n = at.offset, payload.size
+    _check_range(m, op, name, at, n)
+    pos = start
+    while pos < start + n:
+        here = _block_of(at + (pos - start))
+        if blk is None or not _same_place(blk, here):
+            if blk is not None and valid.any():
+                _commit(m, op, name, blk, data, valid)
+            blk, data, valid = here, np.zeros(BLOCK, np.uint8), np.zeros(BLOCK, bool)
+        lo = pos - here.offset
+        hi = min(BLOCK, lo + start + n - pos)
+        data[lo:hi] = payload[pos - start:pos - start + hi - lo]
+        valid[lo:hi] = True
+        pos += hi - lo
+    end = at + n
+    if blk is not None and valid.any() and end.offset == blk.offset + BLOCK:
+        _commit(m, op, name, blk, data, valid)          # filled to its end: nothing pending
+        valid = np.zeros(BLOCK, bool)
+    return st.next(block=blk, data=data, valid=valid, position=end)
 
 
-def vsstb(m: Any, value: Any, destination: Any, block_stride: Any, repeat_stride: Any,
-          mask: Any) -> None:
-    """``pto.vsstb``: block i of ``value`` goes to UB block ``repeat_stride + i *
-    block_stride`` of ``destination`` where predicate lane i is active."""
-    op = "vsstb"
-    v = _vreg(op, "value", value)
-    p = _ptr(op, "destination", destination).cast("ui8")
-    if p.offset % BLOCK:
-        raise PtoValueError(f"destination must be 32-byte aligned, got UB offset {p.offset}",
-                            op=op, operand="destination")
-    if _dtype(destination.dtype).size != v.dtype.size:
-        raise PtoTypeError(f"destination points to {destination.dtype.name} but value holds "
-                           f"{v.dtype.name}", op=op, operand="destination")
-    bs, rs = _strides(op, block_stride, repeat_stride)
-    raw = v.raw
-    for i, on in enumerate(_blocks_active(op, mask, v.dtype)):
-        if on:
-            _write_bytes(m, op, "destination", p + (rs + i * bs) * BLOCK,
-                         raw[i * BLOCK:(i + 1) * BLOCK].copy())
+def _flush(m: Any, op: str, name: str, st: Align, at: Any) -> None:
+    """Write the pending bytes; the flush must name the stream's end address."""
+    if not st.pending:
+        return
+    if not _same_place(st.position, at):
+        raise PtoValueError(f"flushes at {at.offset:#x} but the stream ends at "
+                            f"{st.position.offset:#x} with {st.pending} bytes pending; the "
+                            f"flush names the address where the last unaligned store ended",
+                            op=op, operand=name)
+    _commit(m, op, name, st.block, st.data, st.valid)
 
 
-# --- stateful unaligned stores ------------------------------------------------------------
-# The hardware buffers a partial 32-byte block in the align state and writes it at the
-# flush (vstas / vstar). No source specifies that buffering, and a well-formed stream
-# (every store followed by its flush) leaves the same bytes either way, so ptosim writes
-# each store's bytes when it issues and the flushes only check their operands.
-UPDATE_MODES = ("POST_UPDATE", "NO_POST_UPDATE")
-
-
-def vstus(m: Any, align: Any, offset: Any, value: Any, base: Any) -> Align:
-    """``pto.vstus``: the first ``offset`` elements of ``value`` at ``base`` (the amount
-    the stream advances; PTO-Gym vstas-vstus-offset-update writes exactly that many)."""
+def vstus(m: Any, align_in: Any, offset: Any, value: Any, base: Any) -> Align:
+    """``pto.vstus``: the first ``offset`` elements of ``value`` stored at ``base``; the
+    stream then ends at ``base + offset`` elements (flush there with ``vstas``)."""
     op = "vstus"
-    a = _align(op, align)
+    st = _state(op, "align_in", align_in, "store")
     n = _int(op, "offset", offset)
     v = _vreg(op, "value", value)
     p = _ptr(op, "base", base)
     if not 0 <= n <= v.n:
-        raise PtoValueError(f"offset must be 0..{v.n} elements of {v.dtype.name}, got {n}",
-                            op=op, operand="offset")
-    if n:
-        _write_bytes(m, op, "base", p, v.raw[:n * v.dtype.size].copy())
-    return a.next()
+        raise PtoValueError(f"offset {n} elements is outside 0..{v.n} (the lanes of "
+                            f"{v.type_name})", op=op, operand="offset")
+    return _store(m, op, "base", st, _bytes_at(p), v.raw[:n * v.dtype.size].copy())
 
 
-def vstas(m: Any, align: Any, destination: Any, offset: Any) -> None:
-    """``pto.vstas``: flush a stream at ``destination`` + ``offset`` (its bytes are
-    already in UB, see above)."""
-    _align("vstas", align)
-    _ptr("vstas", "destination", destination)
-    _int("vstas", "offset", offset)
-
-
-def vstar(m: Any, align: Any, destination: Any) -> None:
-    """``pto.vstar``: flush a `vstur` stream (its bytes are already in UB)."""
-    _align("vstar", align)
-    _ptr("vstar", "destination", destination)
-
-
-def vstur(m: Any, align: Any, value: Any, base: Any, mode: str) -> Align:
-    """``pto.vstur``: the first SQZN bytes of ``value`` (the count the last vsqz / vusqz
-    set) at ``base`` + AR bytes; ``"POST_UPDATE"`` then advances AR by SQZN."""
-    from .rearrange import sqzn
+def vstur(m: Any, align_in: Any, value: Any, base: Any, mode: str) -> Align:
+    """``pto.vstur``: the first SQZN bytes of ``value`` stored at ``base + AR`` (bytes);
+    POST_UPDATE then advances AR by SQZN (flush with ``vstar``)."""
     op = "vstur"
-    a = _align(op, align)
+    st = _state(op, "align_in", align_in, "store")
     v = _vreg(op, "value", value)
-    p = _ptr(op, "base", base).cast("ui8")
-    if mode not in UPDATE_MODES:
-        raise PtoValueError(f"mode must be one of {', '.join(UPDATE_MODES)}, got {mode!r}",
-                            op=op, operand="mode")
-    count = sqzn(m)
-    ar = int(m.regs.get("AR", (0,))[0])
-    if count:
-        _write_bytes(m, op, "base", p + ar, v.raw[:count].copy())
+    p = _ptr(op, "base", base)
+    mode = _word(op, "mode", mode, MODES)
+    count = _reg(m, SQZN)
+    if count is None:
+        raise PtoValueError("stores SQZN bytes, but SQZN is unset: a pto.vsqz / pto.vusqz "
+                            "sets it first", op=op, operand="value")
+    if not 0 <= count <= VREG_BYTES:
+        raise PtoValueError(f"SQZN is {count} bytes; a register holds {VREG_BYTES}", op=op)
+    ar = _reg(m, AR) or 0
+    out = _store(m, op, "base", st, _bytes_at(p) + ar, v.raw[:count].copy())
     if mode == "POST_UPDATE":
-        m.regs["AR"] = (ar + count,)
-    return a.next()
+        m.regs[AR] = (ar + count,)
+    return out
 
 
-def pstu(m: Any, align: Any, value: Any, base: Any) -> tuple[Align, Any]:
-    """``pto.pstu``: the predicate as one bit per lane (b32: 64 bits = 8 bytes, b16: 16
-    bytes) at ``base``; returns the next state and ``base`` advanced past those bytes."""
+def pstu(m: Any, align_in: Any, value: Any, base: Any) -> tuple[Align, Any]:
+    """``pto.pstu``: the predicate's lanes packed one bit each (lane i = bit i % 8 of byte
+    i // 8; b16: 16 bytes, b32: 8 bytes) stored at ``base``; returns the state and
+    ``base`` advanced past them."""
     op = "pstu"
-    a = _align(op, align)
+    st = _state(op, "align_in", align_in, "store")
     mk = _mask(op, "value", value)
     p = _ptr(op, "base", base)
     want = {16: "ui16", 32: "ui32"}.get(mk.g)
     if want is None or p.dtype.name != want:
-        raise PtoTypeError(f"a b{mk.g} predicate stores through a {want or 'ui16 / ui32'} "
-                           f"pointer, got {p.dtype.name}", op=op, operand="base")
-    image = np.packbits(mk.lanes.astype(np.uint8), bitorder="little")
-    _write_bytes(m, op, "base", p, image)
-    return a.next(), p + image.size // p.dtype.size
+        raise PtoTypeError(f"value is a b{mk.g} mask and base points to {p.dtype.name}; "
+                           f"pstu pairs b16 with ui16 and b32 with ui32", op=op,
+                           operand="value" if want is None else "base")
+    packed = np.packbits(mk.lanes, bitorder="little")
+    out = _store(m, op, "base", st, _bytes_at(p), packed)
+    return out, p + packed.size // p.dtype.size
+
+
+def vstas(m: Any, value: Any, destination: Any, offset: Any) -> None:
+    """``pto.vstas``: flush the pending bytes; ``destination + offset`` (elements) must be
+    where the stream ends."""
+    op = "vstas"
+    st = _state(op, "value", value, "store")
+    p = _ptr(op, "destination", destination)
+    off = _int(op, "offset", offset)
+    _flush(m, op, "destination", st, _bytes_at(p + off))
+
+
+def vstar(m: Any, value: Any, destination: Any) -> None:
+    """``pto.vstar``: flush the pending bytes; ``destination + AR`` (bytes) must be where
+    the stream ends."""
+    op = "vstar"
+    st = _state(op, "value", value, "store")
+    p = _ptr(op, "destination", destination)
+    _flush(m, op, "destination", st, _bytes_at(p) + (_reg(m, AR) or 0))
+
+
+# --- block-strided ---------------------------------------------------------------------------
+def _strides(op: str, block_stride: Any, repeat_stride: Any) -> tuple[int, int]:
+    # the two unsigned 16-bit fields of the hardware control word, in 32-byte blocks
+    return (_int(op, "block_stride", block_stride) & 0xFFFF,
+            _int(op, "repeat_stride", repeat_stride) & 0xFFFF)
+
+
+def block_active(mask: Mask) -> np.ndarray:
+    """Block ``b`` of a register takes part iff the predicate bit of its first byte (image
+    bit 32·b, b32 lane 8·b) is set."""
+    return mask.bits[::BLOCK]
+
+
+def _blocks_base(op: str, name: str, p: Any) -> Any:
+    b = _bytes_at(p)
+    if b.offset % BLOCK:
+        raise AlignmentError(f"{name} {b.offset:#x} is not 32-byte aligned; block-strided "
+                             f"accesses address whole 32-byte blocks", op=op, operand=name)
+    return b
+
+
+def vsldb(m: Any, source: Any, block_stride: Any, repeat_stride: Any, mask: Any,
+          dtype: Any = None) -> VReg:
+    """``pto.vsldb``: block ``b`` (32 bytes) of the result from UB block
+    ``repeat_stride + b * block_stride`` after ``source``; masked-off blocks are 0 and
+    read nothing."""
+    op = "vsldb"
+    p = _ptr(op, "source", source)
+    blk, rep = _strides(op, block_stride, repeat_stride)
+    mk = _mask(op, "mask", mask)
+    d = vreg_dtype(dtype if dtype is not None else p.dtype)
+    b0 = _blocks_base(op, "source", p)
+    image = np.zeros(VREG_BYTES, np.uint8)
+    for b, on in enumerate(block_active(mk)):
+        if on:
+            image[b * BLOCK:(b + 1) * BLOCK] = _read(m, op, "source",
+                                                     b0 + (rep + b * blk) * BLOCK, BLOCK)
+    return VReg(d, image)
+
+
+def vsstb(m: Any, value: Any, destination: Any, block_stride: Any, repeat_stride: Any,
+          mask: Any, post_update: bool = False) -> Any:
+    """``pto.vsstb``: block ``b`` of ``value`` to UB block ``repeat_stride + b *
+    block_stride`` after ``destination``; masked-off blocks are not written. The
+    post-update form stores at ``destination + b * block_stride`` and returns
+    ``destination`` advanced by ``repeat_stride`` blocks."""
+    op = "vsstb"
+    v = _vreg(op, "value", value)
+    p = _ptr(op, "destination", destination)
+    blk, rep = _strides(op, block_stride, repeat_stride)
+    mk = _mask(op, "mask", mask)
+    b0 = _blocks_base(op, "destination", p)
+    first = 0 if post_update else rep
+    targets = [(b, b0 + (first + b * blk) * BLOCK)
+               for b, on in enumerate(block_active(mk)) if on]
+    for _, at in targets:                               # all in bounds before any write
+        _check_range(m, op, "destination", at, BLOCK)
+    for b, at in targets:
+        _write_bytes(m, op, "destination", at, v.raw[b * BLOCK:(b + 1) * BLOCK].copy())
+    if not post_update:
+        return None
+    return (b0 + rep * BLOCK).cast(p.dtype)

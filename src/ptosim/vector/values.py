@@ -9,7 +9,8 @@ A `Mask` is one 256-bit predicate image with a view width ``G`` (``!pto.mask<bG>
 G in 8 / 16 / 32): each bit governs one byte of a register, and lane ``i`` of the ``bG``
 view is bit ``i * G / 8``. Producers set only those bits; the other bits stay 0.
 
-An `Align` is the opaque state of an unaligned load/store stream (``!pto.align``).
+An `Align` is the state of an unaligned load/store stream (``!pto.align``): the one
+32-byte block it holds (`ptosim.vector.stream`).
 
 All three are immutable: ops return new values (SSA semantics), so a value carried
 through ``scf.for`` iter_args can never be changed behind the loop's back.
@@ -223,21 +224,58 @@ class Mask:
 
 
 class Align:
-    """The opaque state of an unaligned load/store stream (``!pto.align``).
+    """The state of an unaligned load/store stream (``!pto.align``): one 32-byte block.
 
-    ptosim's stores write through immediately, so the state carries no payload; it only
-    identifies the stream (``generation`` counts the ops that produced it)."""
+    ``kind`` is ``"store"`` (made by ``init_align``, threaded through ``vstus`` / ``vstur``
+    / ``pstu``, drained by ``vstas`` / ``vstar``) or ``"load"`` (made by ``vldas``,
+    threaded through ``vldus``); the two kinds never mix (PTOAS verifies separate load and
+    store chains). ``block`` is the pointer to the 32-byte aligned UB block the state holds
+    (None: empty), ``data`` its 32 bytes and, for a store stream, ``valid`` which of them
+    are still pending (not yet written to UB). ``position`` is where a store stream ends:
+    the address its flush must name. ``generation`` counts the ops that produced it.
+    Immutable: ops return a new state (docs/semantics.md, "Unaligned streams")."""
 
-    __slots__ = ("generation",)
+    __slots__ = ("block", "data", "generation", "kind", "position", "valid")
 
-    def __init__(self, generation: int = 0) -> None:
+    def __init__(self, generation: int = 0, kind: str = "store", block: Any = None,
+                 data: np.ndarray | None = None, valid: np.ndarray | None = None,
+                 position: Any = None) -> None:
         self.generation = generation
+        self.kind = kind
+        self.block = block
+        self.data = _frozen(data if data is not None else np.zeros(ALIGN_BYTES, np.uint8),
+                            np.uint8)
+        self.valid = _frozen(valid if valid is not None else np.zeros(ALIGN_BYTES, bool),
+                             bool)
+        self.position = position
 
-    def next(self) -> Align:
-        return Align(self.generation + 1)
+    def next(self, **changes: Any) -> Align:
+        """The state after one more op, with ``changes`` to its fields."""
+        fields = {k: getattr(self, k) for k in ("kind", "block", "data", "valid",
+                                                "position")}
+        fields.update(changes)
+        return Align(self.generation + 1, **fields)
+
+    @property
+    def pending(self) -> int:
+        """Bytes a store stream holds that have not reached UB yet."""
+        return int(self.valid.sum())
 
     def __repr__(self) -> str:
-        return f"Align({self.generation})"
+        where = "" if self.block is None else f", block {self.block.offset:#x}"
+        held = f", {self.pending} bytes pending" if self.kind == "store" else ""
+        return f"Align({self.kind}{where}{held}, #{self.generation})"
+
+
+ALIGN_BYTES = 32                       # the stream state holds one 32-byte UB block
+
+
+def _frozen(a: np.ndarray, dt: Any) -> np.ndarray:
+    out = np.array(a, dtype=dt).reshape(-1)
+    if out.size != ALIGN_BYTES:
+        raise PtoValueError(f"an align state holds {ALIGN_BYTES} bytes, got {out.size}")
+    out.flags.writeable = False
+    return out
 
 
 def element_bits(v: VReg) -> int:
