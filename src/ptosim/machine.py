@@ -12,6 +12,7 @@ import bisect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -150,6 +151,9 @@ class MachineState:
         # Per-core special registers other than CTRL (the copy ops' loop registers ...),
         # by register name; a kernel gives each core its own, empty at entry.
         self.regs: dict[str, tuple[int, ...]] = {}
+        # ops' validated plans by operand values (`ops.common.plan_key`): the checks and
+        # layout arithmetic of an op that runs again with the same operands, done once
+        self._op_plans: dict[tuple, Any] = {}
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:

@@ -35,6 +35,12 @@ from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .tiles import alloc_tile, make_view, partition, resolve
 
+# xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
+# same contract (equality is identity) and makes each environment lookup ~3x cheaper.
+SSAValue.__hash__ = object.__hash__  # type: ignore[method-assign]
+Operation.__hash__ = object.__hash__  # type: ignore[method-assign]
+Block.__hash__ = object.__hash__  # type: ignore[method-assign]
+
 
 @dataclass(frozen=True)
 class Core:
@@ -236,6 +242,8 @@ class Executor:
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
         self._direct: dict[Operation, Any] = {}     # _vector_op's plans
+        self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
+        self._waiting: dict[Operation, bool] = {}
         self.subblocks = 2          # vector sub-blocks per block in this launch
 
     # --- entry points -------------------------------------------------------------------
@@ -249,38 +257,103 @@ class Executor:
 
     def run_block(self, state: CoreState, block: Block) -> Generator[Wait, None, list[Any]]:
         """Run ``block``'s ops; returns the values of its terminator (yield / return)."""
+        plan = self._plans.get(block)
+        if plan is None:
+            plan = self._compile(block)
+        steps, waits = plan
+        if not waits:       # nothing inside can suspend: no generator per nested block
+            return self._run_plain(state, steps)
         env = state.env
-        for op in block.ops:
-            name = op.name
+        for op, fast, gen, plain, term in steps:
             self.ops_executed += 1
             try:
                 if self.ops_executed >= self._next_check:
                     self._tick()        # may raise OpBudgetError, located at this op
-                if name == "scf.yield" or name == "func.return":
-                    return [env[v] for v in op.operands]
-                handler = _SIMPLE.get(name)
-                if handler is not None:
-                    out = handler(self, state, op)
-                elif (spec := getattr(op, "SPEC", None)) is not None and \
-                        spec.kind in ("micro", "tile"):
-                    out = (self._micro if spec.kind == "micro" else self._tile_op)(
-                        state, op, spec)
+                if fast is not None:
+                    fast(state)
+                    continue
+                if term is not None:
+                    return [env[v] for v in term]
+                if plain is not None and not self._waits(op):
+                    out = plain(self, state, op)
                 else:
-                    gen_handler = _CONTROL.get(name)
-                    if gen_handler is None:
-                        raise KernelError(f"{name}: ptosim does not execute this op yet")
-                    out = yield from gen_handler(self, state, op)
+                    assert gen is not None
+                    out = yield from gen(self, state, op)
             except PtoError as err:
                 if err.loc is None and (loc := self.locate(op)) is not None:
                     err.with_loc(loc)
                 raise
             except (ArithmeticError, ValueError, TypeError, IndexError, KeyError) as err:
-                raise KernelError(f"{name}: {type(err).__name__}: {err}",
+                raise KernelError(f"{op.name}: {type(err).__name__}: {err}",
                                   loc=self.locate(op)) from None
             if out is not None:
                 for res, value in zip(op.results, out):
                     env[res] = value
         return []
+
+    def _run_plain(self, state: CoreState, steps: list[Step]) -> list[Any]:
+        """`run_block` for a block in which nothing can wait: an ordinary call."""
+        env = state.env
+        for op, fast, _gen, plain, term in steps:
+            self.ops_executed += 1
+            try:
+                if self.ops_executed >= self._next_check:
+                    self._tick()
+                if fast is not None:
+                    fast(state)
+                    continue
+                if term is not None:
+                    return [env[v] for v in term]
+                assert plain is not None        # every control op that cannot wait has one
+                out = plain(self, state, op)
+            except PtoError as err:
+                if err.loc is None and (loc := self.locate(op)) is not None:
+                    err.with_loc(loc)
+                raise
+            except (ArithmeticError, ValueError, TypeError, IndexError, KeyError) as err:
+                raise KernelError(f"{op.name}: {type(err).__name__}: {err}",
+                                  loc=self.locate(op)) from None
+            if out is not None:
+                for res, value in zip(op.results, out):
+                    env[res] = value
+        return []
+
+    def _compile(self, block: Block) -> tuple[list[Step], bool]:
+        """Decode ``block`` once: per op a prebuilt step (see `Step`), and whether any op
+        in it can suspend the core (a cross-core wait, directly or in a nested region)."""
+        steps: list[Step] = []
+        waits = False
+        for op in block.ops:
+            name = op.name
+            if name == "scf.yield" or name == "func.return":
+                steps.append((op, None, None, None, tuple(op.operands)))
+                continue
+            fast = _step(self, op)
+            if fast is not None:
+                steps.append((op, fast, None, None, None))
+                continue
+            gen = _CONTROL.get(name)
+            if gen is None:
+                steps.append((op, _unknown(name), None, None, None))
+                continue
+            waits = waits or self._waits(op)
+            steps.append((op, None, gen, _PLAIN.get(name), None))
+        plan = self._plans[block] = (steps, waits)
+        return plan
+
+    def _waits(self, op: Operation) -> bool:
+        """Whether ``op`` can suspend its core: a cross-core wait or a call (whose callee
+        may wait), or a region holding one."""
+        known = self._waiting.get(op)
+        if known is None:
+            known = op.name in _SUSPENDS or any(
+                self._block_waits(b) for region in op.regions for b in region.blocks)
+            self._waiting[op] = known
+        return known
+
+    def _block_waits(self, block: Block) -> bool:
+        plan = self._plans.get(block)
+        return (plan if plan is not None else self._compile(block))[1]
 
     def _tick(self) -> None:
         """Every 4096 ops: report progress; at ``max_ops + 1`` ops: stop the run."""
@@ -311,11 +384,13 @@ class Executor:
                               f"in pto.section.{want}", op=op.name)
 
     def _invoke(self, state: CoreState, op: Operation, spec: OpSpec, args: list[Any],
-                kwargs: dict[str, Any], before: Callable[[], None] | None = None
-                ) -> list[Any] | None:
-        """Call the op's Machine method (after ``before``, part of the same op), bracketed
-        by the observer's begin/end when one watches; returns the op's result values."""
-        call = getattr(self.m, spec.method)  # type: ignore[arg-type]
+                kwargs: dict[str, Any], before: Callable[[], None] | None = None,
+                call: Callable[..., Any] | None = None) -> list[Any] | None:
+        """Call the op's Machine method (``call`` when the caller looked it up already;
+        after ``before``, part of the same op), bracketed by the observer's begin/end when
+        one watches; returns the op's result values."""
+        if call is None:
+            call = getattr(self.m, spec.method)  # type: ignore[arg-type]
         if self.warnings is not None:
             self.warnings.current = op
         self.m.ctrl = state.ctrl        # mad / FIXPIPE (also under tile ops) read this core's CTRL
@@ -691,6 +766,210 @@ _SIMPLE.update({spec.mnemonic: _vector_op for spec in GENERATED
                 if spec.syntax == "vector" and spec.impl is not None})
 
 
+# --- prebuilt steps ----------------------------------------------------------------------
+# One op's step, built on the op's first run (`Executor._compile`): (op, fast, gen, plain,
+# term). ``fast(state)`` runs an op that cannot suspend and stores its results itself;
+# a control op has ``gen`` (its generator handler) and ``plain`` (the same as an ordinary
+# call, for when nothing inside can wait); a terminator has ``term``, the values it returns.
+Step = tuple[Operation, Callable[[CoreState], None] | None,
+             Callable[..., Generator[Wait, None, Any]] | None, Callable[..., Any] | None,
+             tuple[SSAValue, ...] | None]
+
+
+def _step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | None:
+    """``op``'s fast step, or None for control ops. A step whose decoding fails is built
+    generic, so the failure surfaces when (and where) the op runs."""
+    handler = _SIMPLE.get(op.name)
+    if handler is None:
+        spec = getattr(op, "SPEC", None)
+        if spec is None or spec.kind not in ("micro", "tile"):
+            return None
+        if spec.kind == "tile":
+            return _generic(ex, lambda ex, st, op: ex._tile_op(st, op, spec), op)
+        build: Callable[..., Any] | None = _micro_step
+        handler = lambda ex, st, op: ex._micro(st, op, spec)  # noqa: E731
+    else:
+        build = _FAST.get(handler)
+    if build is not None:
+        try:
+            fast = build(ex, op)
+        except Exception:       # noqa: BLE001 - reported by the generic step at run time
+            fast = None
+        if fast is not None:
+            return fast
+    return _generic(ex, handler, op)
+
+
+def _generic(ex: Executor, handler: Callable[..., Any], op: Operation
+             ) -> Callable[[CoreState], None]:
+    """A step calling ``handler(ex, state, op)`` and storing the values it returns."""
+    results = tuple(op.results)
+    if not results:
+        def run0(st: CoreState) -> None:
+            handler(ex, st, op)
+        return run0
+    if len(results) == 1:
+        r = results[0]
+
+        def run1(st: CoreState) -> None:
+            out = handler(ex, st, op)
+            if out:
+                st.env[r] = out[0]
+        return run1
+
+    def run(st: CoreState) -> None:
+        out = handler(ex, st, op)
+        if out is not None:
+            env = st.env
+            for res, value in zip(results, out):
+                env[res] = value
+    return run
+
+
+def _store(results: tuple[SSAValue, ...]) -> Callable[[dict[SSAValue, Any], Any], None]:
+    """How a step stores a Machine method's return value (a value or a tuple of them)."""
+    if not results:
+        return lambda env, value: None
+    if len(results) == 1:
+        r = results[0]
+
+        def one(env: dict[SSAValue, Any], value: Any) -> None:
+            env[r] = value[0] if type(value) is tuple else value
+        return one
+
+    def many(env: dict[SSAValue, Any], value: Any) -> None:
+        for res, v in zip(results, value if type(value) is tuple else [value]):
+            env[res] = v
+    return many
+
+
+def _plain_ssa(x: Any) -> bool:
+    return type(x) is OpResult or type(x) is BlockArgument
+
+
+def _args(pos: list[Any], kw: dict[str, Any]
+          ) -> Callable[[dict[SSAValue, Any]], tuple[list[Any], dict[str, Any]]]:
+    """The resolver of an op's decoded operands: plain SSA values and clause tuples of
+    them (the common shapes) are read straight from the environment."""
+    values = tuple(pos)
+    flat = all(_plain_ssa(a) for a in values)
+    # per keyword: 0 = one SSA value, 1 = a tuple of them, 2 = anything else
+    items = tuple((k, 0 if _plain_ssa(v) else
+                   1 if type(v) is tuple and all(_plain_ssa(x) for x in v) else 2, v)
+                  for k, v in kw.items())
+
+    def resolve_args(env: dict[SSAValue, Any]) -> tuple[list[Any], dict[str, Any]]:
+        args = [env[a] for a in values] if flat else [_resolve(env, a) for a in values]
+        kwargs = {}
+        for k, kind, v in items:
+            kwargs[k] = env[v] if kind == 0 else \
+                tuple([env[x] for x in v]) if kind == 1 else _resolve(env, v)
+        return args, kwargs
+    return resolve_args
+
+
+def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
+    """A micro-op calling its Machine method, looked up once."""
+    spec = op.SPEC  # type: ignore[attr-defined]
+    core = spec.core_of(())
+    resolve_args = _args(*op.python_call())  # type: ignore[attr-defined]
+    m = ex.m
+    call = getattr(m, spec.method)
+    results = tuple(op.results)
+
+    def run(st: CoreState) -> None:
+        if core != "any" and st.core.kind != core:
+            ex._require_core(st, op, spec.name, core)
+        env = st.env
+        args, kwargs = resolve_args(env)
+        if ex.observer is None and not results:     # `_invoke`'s unobserved path, inlined
+            if ex.warnings is not None:
+                ex.warnings.current = op
+            m.ctrl = st.ctrl
+            m.regs = st.regs
+            call(*args, **kwargs)
+            return
+        out = ex._invoke(st, op, spec, args, kwargs, None, call)
+        if out is not None:
+            for res, value in zip(results, out):
+                env[res] = value
+    return run
+
+
+def _vector_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
+    """A vector micro-op (a registry row with semantics): unobserved on its core, its
+    ``impl`` is called straight with the decoded operands -- the Machine method's path
+    minus the method lookup and the API guard (run_block locates what escapes). Watched
+    or on the wrong core it takes the general micro-op path."""
+    spec = op.SPEC  # type: ignore[attr-defined]
+    impl, core = spec.impl, spec.core_of(())
+    pos, kw = op.python_call()  # type: ignore[attr-defined]
+    resolve_args = _args(pos, kw)
+    store = _store(tuple(op.results))
+    slow = _generic(ex, lambda ex, st, op: ex._micro(st, op, spec), op)
+
+    def run(st: CoreState) -> None:
+        if ex.observer is not None or (core != st.core.kind and core != "any"):
+            slow(st)
+            return
+        env = st.env
+        args, kwargs = resolve_args(env)
+        m = ex.m
+        m.ctrl = st.ctrl
+        m.regs = st.regs
+        if ex.warnings is not None:
+            ex.warnings.current = op
+        store(env, impl(m, *args, **kwargs))
+    return run
+
+
+def _int_binary_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
+    (x, y), r = op.operands, op.results[0]
+    w, name = _int_width(r.type), op.name
+    if w == 1 or name not in _WRAPPING:
+        fn, divides = _INT_BIN[name], name in _DIVIDES
+
+        def run(st: CoreState) -> None:
+            env = st.env
+            b = env[y]
+            if divides and b == 0:
+                raise KernelError(f"{name}: division by zero")
+            env[r] = wrap(fn(env[x], b, w), w)
+        return run
+    f, mask, sign, full = _WRAPPING[name], (1 << w) - 1, 1 << (w - 1), 1 << w
+
+    def run_wrapping(st: CoreState) -> None:       # wrap() inlined: the loop counters' ops
+        env = st.env
+        v = f(env[x], env[y]) & mask
+        env[r] = v - full if v & sign else v
+    return run_wrapping
+
+
+_WRAPPING = {"arith.addi": operator.add, "arith.subi": operator.sub,
+             "arith.muli": operator.mul, "arith.andi": operator.and_,
+             "arith.ori": operator.or_, "arith.xori": operator.xor}
+
+
+def _constant_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | None:
+    if isinstance(_attr(op, "value"), DenseIntOrFPElementsAttr):
+        return None             # an array: a fresh one per run of the op
+    value, r = _constant(ex, None, op)[0], op.results[0]  # type: ignore[arg-type]
+
+    def run(st: CoreState) -> None:
+        st.env[r] = value
+    return run
+
+
+def _unknown(name: str) -> Callable[[CoreState], None]:
+    def run(st: CoreState) -> None:
+        raise KernelError(f"{name}: ptosim does not execute this op yet")
+    return run
+
+
+_FAST: dict[Callable[..., Any], Callable[..., Any]] = {
+    _int_binary: _int_binary_step, _constant: _constant_step, _vector_op: _vector_step}
+
+
 # --- control-flow and blocking handlers (generators) -------------------------------------
 def _scf_for(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
     lb, ub, step, *inits = (st.env[v] for v in op.operands)
@@ -750,6 +1029,75 @@ def _call(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, l
     st.ctrl = inner.ctrl
     return out
 
+
+# --- the same control flow as ordinary calls, for regions in which nothing can wait ------
+def _plain_region(ex: Executor, st: CoreState, region: Region, args: Iterable[Any] = ()
+                  ) -> list[Any]:
+    block = region.blocks.first
+    if block is None:
+        return []
+    env = st.env
+    for arg, value in zip(block.args, args):
+        env[arg] = value
+    plan = ex._plans.get(block)
+    return ex._run_plain(st, (plan if plan is not None else ex._compile(block))[0])
+
+
+def _scf_for_plain(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    env = st.env
+    lb, ub, step, *inits = (env[v] for v in op.operands)
+    if step <= 0:
+        raise KernelError(f"scf.for: step must be positive, got {step}")
+    carried = list(inits)
+    block = op.regions[0].blocks.first
+    i = lb
+    if block is None:
+        return [] if lb < ub else carried
+    plan = ex._plans.get(block)
+    steps = (plan if plan is not None else ex._compile(block))[0]
+    iv, *args = block.args
+    try:
+        while i < ub:
+            env[iv] = i
+            for arg, value in zip(args, carried):
+                env[arg] = value
+            carried = ex._run_plain(st, steps)
+            i += step
+    except OpBudgetError as err:
+        if not err.in_loop:
+            err.in_for(i, lb, ub, step)
+        raise
+    return carried
+
+
+def _scf_if_plain(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    cond = st.env[op.operands[0]]
+    region = op.regions[0] if cond else (op.regions[1] if len(op.regions) > 1 else None)
+    return [] if region is None else _plain_region(ex, st, region)
+
+
+def _section_plain(kind: str) -> Callable[..., None]:
+    def run(ex: Executor, st: CoreState, op: Operation) -> None:
+        if st.core.kind == kind:
+            _plain_region(ex, st, op.regions[0])
+    return run
+
+
+def _vecscope_plain(ex: Executor, st: CoreState, op: Operation) -> None:
+    ex._require_core(st, op, op.name, "vector")
+    if ex.observer is not None:
+        ex.observer.vecscope(st.core, op)
+    _plain_region(ex, st, op.regions[0], [st.env[v] for v in op.operands])
+    if ex.observer is not None:
+        ex.observer.vecscope(st.core, op)
+
+
+_PLAIN: dict[str, Callable[..., Any]] = {
+    "scf.for": _scf_for_plain, "scf.if": _scf_if_plain,
+    "pto.section.cube": _section_plain("cube"), "pto.section.vector": _section_plain("vector"),
+    "pto.vecscope": _vecscope_plain, "pto.strict_vecscope": _vecscope_plain,
+}
+_SUSPENDS = frozenset({"pto.sync.wait", "func.call"})   # may yield to the scheduler
 
 _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "scf.for": _scf_for, "scf.if": _scf_if,

@@ -7,6 +7,7 @@ Checks raise before any byte moves; their messages follow one pattern:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -148,6 +149,72 @@ def disjoint(length: int, dims: Sequence[tuple[int, int]]) -> bool:
     return True
 
 
+class Burst(NamedTuple):
+    """The layout of a burst copy, ready to run: what `burst_copy` derives from its dims,
+    worked out once per (op, length, dims) and reused whatever the pointers."""
+
+    src_extent: int
+    dst_extent: int
+    src_runs: tuple | None
+    dst_runs: tuple | None
+    burst: np.dtype                 # one burst as a single numpy void element
+    shape: tuple[int, ...]          # outer to inner
+    src_strides: tuple[int, ...]
+    dst_strides: tuple[int, ...]
+    disjoint: bool
+    flat: bool                      # both sides one gapless run: a single slice copy
+
+
+def burst_plan(length: int, dims: Sequence[Dim]) -> Burst:
+    """The layout of copying ``length`` bytes per burst over ``dims`` (inner to outer)."""
+    src_dims = [(c, x) for c, x, _ in dims]
+    dst_dims = [(c, y) for c, _, y in dims]
+    span, flat = length, True
+    for count, x, y in dims:
+        if count > 1:
+            flat = flat and x == y == span
+            span *= count
+    return Burst(extent(length, src_dims), extent(length, dst_dims),
+                 runs(length, src_dims), runs(length, dst_dims), np.dtype((np.void, length)),
+                 tuple(c for c, _, _ in reversed(dims)), tuple(x for _, x, _ in reversed(dims)),
+                 tuple(y for _, _, y in reversed(dims)), disjoint(length, dst_dims), flat)
+
+
+def run_burst(m: MachineState, op: str, names: tuple[str, str], src: Ptr, dst: Ptr,
+              plan: Burst) -> None:
+    """Check both regions (bounds, observers) and copy, as `burst_copy` does."""
+    sb, so = m._region(src, plan.src_extent, access="R", op=op, operand=names[0],
+                       runs=plan.src_runs)
+    db, do = m._region(dst, plan.dst_extent, access="W", op=op, operand=names[1],
+                       runs=plan.dst_runs)
+    if plan.flat:
+        db[do:do + plan.dst_extent] = sb[so:so + plan.src_extent]
+        return
+    s = np.ndarray(plan.shape, plan.burst, sb, so, plan.src_strides)
+    d = np.ndarray(plan.shape, plan.burst, db, do, plan.dst_strides)
+    if plan.disjoint:
+        d[...] = s
+    else:
+        _ordered(s, d, op)
+
+
+def plan_key(*parts: object) -> tuple | None:
+    """``parts`` as a memo key for an op's validated layout, or None when a part is not a
+    plain int / str / None / tuple of ints: a bool or float equal to an int must still
+    meet the op's own type checks rather than a layout cached for the int."""
+    for p in parts:
+        t = type(p)
+        if t is int or t is str or p is None:
+            continue
+        if t is tuple:
+            for q in p:                         # type: ignore[attr-defined]
+                if type(q) is not int:
+                    return None
+            continue
+        return None
+    return parts
+
+
 def burst_copy(src: tuple[np.ndarray, int], dst: tuple[np.ndarray, int], length: int,
                dims: Sequence[Dim], op: str = "") -> None:
     """Copy ``length`` bytes per burst over nested dims given inner (nburst) to outer.
@@ -162,7 +229,11 @@ def burst_copy(src: tuple[np.ndarray, int], dst: tuple[np.ndarray, int], length:
     if disjoint(length, [(c, ds) for c, _, ds in dims]):
         d[...] = s
         return
+    _ordered(s, d, op)
+
+
+def _ordered(s: np.ndarray, d: np.ndarray, op: str) -> None:
     warn(f"{op}: destination bursts may overlap; copying in program order, the "
-                  f"later burst wins")
-    for index in np.ndindex(*shape):
+         f"later burst wins")
+    for index in np.ndindex(*s.shape):
         d[index] = s[index]

@@ -21,8 +21,10 @@ from ..dtypes import BLOCK_BYTES, DType
 from ..errors import AlignmentError, DtypeError, FieldRangeError, SpaceError, VerifyError, warn
 from ..machine import MachineState, Ptr
 from .common import (
+    Burst,
     Dim,
     burst_copy,
+    burst_plan,
     check_aligned,
     check_ptr,
     check_same_size,
@@ -31,7 +33,9 @@ from .common import (
     extent,
     field,
     loop_clauses,
+    plan_key,
     require_op,
+    run_burst,
     runs,
     strided,
 )
@@ -94,10 +98,30 @@ class DmaOps(MachineState):
     def _stride_dims(self, op: str, spec: _StrideSpec, src: object, dst: object,
                      len_burst: object, nburst: object, loop: object
                      ) -> tuple[Ptr, Ptr, int, list[Dim]]:
+        """The checked pointers, burst length and dims (inner to outer) of a stride-model
+        copy; the fields' checks run once per (op, fields) (`plan_key`)."""
+        s, d = self._stride_ptrs(op, spec, src, dst)
+        length, dims, _ = self._stride_layout(op, spec, len_burst, nburst, loop)
+        return s, d, length, dims
+
+    def _stride_ptrs(self, op: str, spec: _StrideSpec, src: object, dst: object
+                     ) -> tuple[Ptr, Ptr]:
         require_op(self, op)
         s = check_ptr(op, spec.src[0], src, spec.src[1])
         d = check_ptr(op, spec.dst[0], dst, spec.dst[1])
         check_same_size(op, s, d, (spec.src[0], spec.dst[0]))
+        if s.space != "gm":  # on-chip side: base 32 B aligned (its strides: the layout's)
+            check_aligned(op, spec.src[0], s)
+        if d.space != "gm":
+            check_aligned(op, spec.dst[0], d)
+        return s, d
+
+    def _stride_layout(self, op: str, spec: _StrideSpec, len_burst: object,
+                       nburst: object, loop: object) -> tuple[int, list[Dim], Burst]:
+        key = plan_key(op, len_burst, nburst, loop)
+        plan = self._op_plans.get(key) if key is not None else None
+        if plan is not None:
+            return plan
         length = field(op, "len_burst", len_burst, spec.len_bits, 1)
         n, ss, ds = clause(op, "nburst", nburst, (3,))
         dims: list[Dim] = [(field(op, "nburst count", n, spec.n_bits, 1),
@@ -108,14 +132,23 @@ class DmaOps(MachineState):
             dims.append((field(op, f"loop[{i}] count", c, cb, 1),
                          field(op, f"loop[{i}] src_stride", ls, sb),
                          field(op, f"loop[{i}] dst_stride", ld, db)))
-        for ptr, name, k in ((s, spec.src[0], 1), (d, spec.dst[0], 2)):
-            if ptr.space != "gm":  # on-chip side: base and every stride 32 B aligned
-                check_aligned(op, name, ptr)
+        for (_, space), k in ((spec.src, 1), (spec.dst, 2)):
+            if space != "gm":  # on-chip side: every stride keeps bursts 32 B aligned
                 for j, dim in enumerate(dims):
                     label = "nburst" if j == 0 else f"loop[{j - 1}]"
                     check_stride_aligned(op, f"{label} {('src', 'dst')[k - 1]}_stride",
                                          dim[0], dim[k])
-        return s, d, length, dims
+        plan = (length, dims, burst_plan(length, dims))
+        if key is not None:
+            self._op_plans[key] = plan
+        return plan
+
+    def _stride_copy(self, op: str, spec: _StrideSpec, src: object, dst: object,
+                     len_burst: object, nburst: object, loop: object) -> None:
+        """A stride-model copy without padding: bursts copied verbatim."""
+        s, d = self._stride_ptrs(op, spec, src, dst)
+        burst = self._stride_layout(op, spec, len_burst, nburst, loop)[2]
+        run_burst(self, op, (spec.src[0], spec.dst[0]), s, d, burst)
 
     def _regions(self, op: str, names: tuple[str, str], s: Ptr, d: Ptr, length: int,
                     dims: Sequence[Dim], dst_length: int | None = None) -> tuple:
@@ -139,13 +172,13 @@ class DmaOps(MachineState):
     def _gm_ub(self, op: str, gm_src: object, ub_dst: object, l2_cache_ctl: object,
                len_burst: object, nburst: object, loop: object, pad: object) -> None:
         """mte_gm_ub's semantics, reported as ``op`` (also copy_gm_to_ubuf's)."""
+        if pad is None:
+            field(op, "l2_cache_ctl", l2_cache_ctl, 2)
+            self._stride_copy(op, _GM_UB, gm_src, ub_dst, len_burst, nburst, loop)
+            return
         s, d, length, dims = self._stride_dims(op, _GM_UB, gm_src, ub_dst, len_burst,
                                                nburst, loop)
         field(op, "l2_cache_ctl", l2_cache_ctl, 2)
-        if pad is None:
-            src_reg, dst_reg = self._regions(op, ("gm_src", "ub_dst"), s, d, length, dims)
-            burst_copy(src_reg, dst_reg, length, dims, op)
-            return
         p = clause(op, "pad", pad, (1, 3))
         es = d.dtype.size
         value = _pad_scalar(op, p[0], d.dtype)
@@ -174,10 +207,7 @@ class DmaOps(MachineState):
 
     def _ub_gm(self, op: str, ub_src: object, gm_dst: object, len_burst: object,
                nburst: object, loop: object) -> None:
-        s, d, length, dims = self._stride_dims(op, _UB_GM, ub_src, gm_dst, len_burst,
-                                               nburst, loop)
-        src_reg, dst_reg = self._regions(op, ("ub_src", "gm_dst"), s, d, length, dims)
-        burst_copy(src_reg, dst_reg, length, dims, op)
+        self._stride_copy(op, _UB_GM, ub_src, gm_dst, len_burst, nburst, loop)
 
     def mte_gm_l1(self, src: Ptr, dst: Ptr, len_burst: int, *,
                   nburst: tuple[int, int, int],
@@ -187,9 +217,7 @@ class DmaOps(MachineState):
 
     def _gm_l1(self, op: str, src: object, dst: object, len_burst: object, nburst: object,
                loop: object) -> None:
-        s, d, length, dims = self._stride_dims(op, _GM_L1, src, dst, len_burst, nburst, loop)
-        src_reg, dst_reg = self._regions(op, ("src", "dst"), s, d, length, dims)
-        burst_copy(src_reg, dst_reg, length, dims, op)
+        self._stride_copy(op, _GM_L1, src, dst, len_burst, nburst, loop)
 
     # --- gap model -------------------------------------------------------------------
     def _gap_copy(self, op: str, names: tuple[str, str], spaces: tuple[str, str],
@@ -208,6 +236,21 @@ class DmaOps(MachineState):
         check_same_size(op, s, d, names)
         check_aligned(op, names[0], s)
         check_aligned(op, names[1], d)
+        key = plan_key(op, n_bits, len_burst, nburst, loop)     # op fixes names and spaces
+        burst = self._op_plans.get(key) if key is not None else None
+        if burst is None:
+            burst = self._gap_layout(op, len_burst, nburst, n_bits, loop)
+            if key is not None:
+                self._op_plans[key] = burst
+        if s.space != "gm" and d.space != "gm" and s.block != d.block:
+            raise SpaceError(f"{names[0]} is in block {s.block} but {names[1]} in block "
+                             f"{d.block}", op=op)
+        run_burst(self, op, names, s, d, burst)
+
+    @staticmethod
+    def _gap_layout(op: str, len_burst: object, nburst: object, n_bits: int, loop: object
+                    ) -> Burst:
+        """The checked fields of a gap-model copy as its burst layout."""
         length = field(op, "len_burst", len_burst, _GAP_BITS, 1)
         n, sg, dg = clause(op, "nburst", nburst, (3,))
         n = field(op, "nburst count", n, n_bits, 1)
@@ -220,12 +263,7 @@ class DmaOps(MachineState):
                          field(op, f"loop[{i}] dst_stride", ld, None)))
             check_stride_aligned(op, f"loop[{i}] src_stride", c, dims[-1][1])
             check_stride_aligned(op, f"loop[{i}] dst_stride", c, dims[-1][2])
-        if s.space != "gm" and d.space != "gm" and s.block != d.block:
-            raise SpaceError(f"{names[0]} is in block {s.block} but {names[1]} in block "
-                             f"{d.block}", op=op)
-        nbytes = length * BLOCK_BYTES
-        src_reg, dst_reg = self._regions(op, names, s, d, nbytes, dims)
-        burst_copy(src_reg, dst_reg, nbytes, dims, op)
+        return burst_plan(length * BLOCK_BYTES, dims)
 
     def mte_ub_ub(self, ub_src: Ptr, ub_dst: Ptr, len_burst: int, *,
                   nburst: tuple[int, int, int]) -> None:
