@@ -966,8 +966,32 @@ def _unknown(name: str) -> Callable[[CoreState], None]:
     return run
 
 
+def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | None:
+    """set_flag / wait_flag with a static event: the flag's key decoded once."""
+    if op.name not in ("pto.set_flag", "pto.wait_flag"):
+        return None
+    src, dst, event = op.src_pipe(), op.dst_pipe(), op.event()  # type: ignore[attr-defined]
+    key = (pipe_name(src), pipe_name(dst), str(event))
+    setting = op.name == "pto.set_flag"
+
+    def run(st: CoreState) -> None:
+        flags = st.flags
+        if setting:
+            flags[key] = flags.get(key, 0) + 1
+        elif flags.get(key, 0) > 0:
+            flags[key] -= 1
+        else:
+            _flag(ex, st, op)       # reports the wait that nothing can release
+            return
+        if ex.observer is not None:
+            (ex.observer.set_flag if setting else ex.observer.wait_flag)(
+                st.core, src, dst, event, op)
+    return run
+
+
 _FAST: dict[Callable[..., Any], Callable[..., Any]] = {
-    _int_binary: _int_binary_step, _constant: _constant_step, _vector_op: _vector_step}
+    _flag: _flag_step, _int_binary: _int_binary_step, _constant: _constant_step,
+    _vector_op: _vector_step}
 
 
 # --- control-flow and blocking handlers (generators) -------------------------------------
