@@ -54,12 +54,12 @@ def test_the_limit_is_real_and_undone():
 def limits(monkeypatch):
     """Record the counts runs pass to threadpoolctl (still applying them)."""
     seen: list[int] = []
-    real = blas.threadpool_limits
+    real = blas.limit
 
-    def record(limits, user_api):
-        seen.append(limits)
-        return real(limits=limits, user_api=user_api)
-    monkeypatch.setattr(blas, "threadpool_limits", record)
+    def record(n):
+        seen.append(n)
+        return real(n)
+    monkeypatch.setattr(blas, "limit", record)
     monkeypatch.delenv(blas.ENV, raising=False)
     return seen
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from contextlib import AbstractContextManager, nullcontext
 
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .errors import PtoValueError
 
@@ -47,4 +47,21 @@ def blas_threads(threads: int | None = None) -> AbstractContextManager[object]:
             for ...: m.mad(...)
     """
     n = resolve(threads)
-    return nullcontext() if n == 0 else threadpool_limits(limits=n, user_api="blas")
+    return nullcontext() if n == 0 else limit(n)
+
+
+def limit(n: int) -> AbstractContextManager[object]:
+    """BLAS limited to ``n`` threads inside the ``with`` block (threadpoolctl)."""
+    return _controller().limit(limits=n, user_api="blas")
+
+
+_CONTROLLERS: list[ThreadpoolController] = []
+
+
+def _controller() -> ThreadpoolController:
+    """The process's thread-pool controller, found once: finding it scans the loaded
+    libraries (/proc/self/maps), about 1 ms, which a sweep of small runs would pay per run.
+    The BLAS numpy loaded at import does not change afterwards."""
+    if not _CONTROLLERS:
+        _CONTROLLERS.append(ThreadpoolController())
+    return _CONTROLLERS[0]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import operator
 import time
+import weakref
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -868,11 +869,23 @@ def _args(pos: list[Any], kw: dict[str, Any]
     return resolve_args
 
 
+_DECODED: weakref.WeakKeyDictionary[Operation, Any] = weakref.WeakKeyDictionary()
+
+
+def _python_call(op: Operation) -> tuple[list[Any], dict[str, Any]]:
+    """``op.python_call()``, decoded once per op of a parsed module (each run of a kernel
+    builds its steps anew; the IR they decode does not change)."""
+    call = _DECODED.get(op)
+    if call is None:
+        call = _DECODED[op] = op.python_call()  # type: ignore[attr-defined]
+    return call
+
+
 def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
     """A micro-op calling its Machine method, looked up once."""
     spec = op.SPEC  # type: ignore[attr-defined]
     core = spec.core_of(())
-    resolve_args = _args(*op.python_call())  # type: ignore[attr-defined]
+    resolve_args = _args(*_python_call(op))
     m = ex.m
     call = getattr(m, spec.method)
     results = tuple(op.results)
@@ -903,7 +916,7 @@ def _vector_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
     or on the wrong core it takes the general micro-op path."""
     spec = op.SPEC  # type: ignore[attr-defined]
     impl, core = spec.impl, spec.core_of(())
-    pos, kw = op.python_call()  # type: ignore[attr-defined]
+    pos, kw = _python_call(op)
     resolve_args = _args(pos, kw)
     store = _store(tuple(op.results))
     slow = _generic(ex, lambda ex, st, op: ex._micro(st, op, spec), op)
