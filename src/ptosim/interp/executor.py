@@ -920,6 +920,22 @@ def _vector_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
     resolve_args = _args(pos, kw)
     store = _store(tuple(op.results))
     slow = _generic(ex, lambda ex, st, op: ex._micro(st, op, spec), op)
+    if not kw and len(op.results) == 1 and all(_plain_ssa(a) for a in pos):
+        values, r = tuple(pos), op.results[0]
+
+        def run1(st: CoreState) -> None:       # the usual shape: registers in, one out
+            if ex.observer is not None or (core != st.core.kind and core != "any"):
+                slow(st)
+                return
+            env = st.env
+            m = ex.m
+            m.ctrl = st.ctrl
+            m.regs = st.regs
+            if ex.warnings is not None:
+                ex.warnings.current = op
+            value = impl(m, *[env[a] for a in values])
+            env[r] = value[0] if type(value) is tuple else value
+        return run1
 
     def run(st: CoreState) -> None:
         if ex.observer is not None or (core != st.core.kind and core != "any"):
