@@ -44,7 +44,8 @@ def acc_layout(m: int, n: int, dt: DType) -> Layout:
 def acc_read(buf: np.ndarray, off: int, dt: DType, m: int, n: int, rows: int) -> np.ndarray:
     """The m x n accumulator at ``off`` whose N-blocks are ``rows`` rows apart (a copy)."""
     v = acc_layout(rows, n, dt).view(buf, off, dt)            # (rows, nblk, 16)
-    return v[:m].reshape(m, -1)[:, :n].copy()
+    r = v[:m].reshape(m, -1)
+    return r[:, :n] if r.base is None else r[:, :n].copy()    # reshape copied already?
 
 
 def acc_write(buf: np.ndarray, off: int, dt: DType, rows: int, mat: np.ndarray) -> None:
@@ -330,7 +331,7 @@ class MadOps(MachineState):
     def _accumulate(op: str, prod: np.ndarray, is_float: bool, sat: object, c_buf: np.ndarray,
                     c_off: int, ct: DType, mv: int, nv: int, bias: np.ndarray | None) -> None:
         if is_float:
-            prod = prod.astype(np.float32)
+            prod = prod.astype(np.float32, copy=False)
             if op == "mad_acc":
                 prod = acc_read(c_buf, c_off, ct, mv, nv, align(mv, 16)) + prod
             elif bias is not None:
@@ -343,4 +344,4 @@ class MadOps(MachineState):
                 prod = acc_read(c_buf, c_off, ct, mv, nv, align(mv, 16)) + prod
             elif bias is not None:
                 prod = prod + bias[None, :]
-        acc_write(c_buf, c_off, ct, align(mv, 16), prod.astype(ct.np))
+        acc_write(c_buf, c_off, ct, align(mv, 16), prod.astype(ct.np, copy=False))
