@@ -47,6 +47,10 @@ PIPES_OF = {"cube": ("MTE2", "MTE1", "M", "FIX"), "vector": ("MTE2", "V", "MTE3"
 ROLE_KINDS = {"R": ("R",), "W": ("W",), "RW": ("R", "W"), "A": ("A",)}
 
 
+_BUCKET = 256       # bytes per bucket of the vector accesses not yet behind a mem_bar
+_Pending = tuple[int, int, int, Operation]     # (sequence number, start, end, op)
+
+
 @dataclass
 class _Access:
     thread: int
@@ -131,7 +135,9 @@ class HazardChecker:
         self._current: tuple[int, Operation, str, str, str] | None = None
         self._vector_op = False            # the current op is a vector-family load/store
         # per core: vector stores / loads of the current vecscope not yet behind a mem_bar
-        self.unfenced: dict[str, dict[str, list[tuple[int, int, int, Operation]]]] = {}
+        # (kept per buffer and 256-byte bucket: a store meets only the loads near it)
+        self.unfenced: dict[str, dict[str, dict[tuple[int, int], list[_Pending]]]] = {}
+        self._pending_seq = 0
         self._derived: dict[tuple[int, int], bool] = {}
 
     # --- threads and clocks ----------------------------------------------------------
@@ -181,19 +187,35 @@ class HazardChecker:
         if pending is None:
             return
         if kind in ("VST_VLD", "VV_ALL"):
-            pending["W"] = []
+            pending["W"] = {}
         if kind in ("VLD_VST", "VV_ALL"):
-            pending["R"] = []
+            pending["R"] = {}
 
     def _vector_access(self, buf: np.ndarray, kind: str, start: int, end: int,
                        op: Operation, core: str) -> None:
-        pending = self.unfenced.setdefault(core, {"R": [], "W": []})
-        other = "W" if kind == "R" else "R"
-        for b, lo, hi, old in pending[other]:
-            if b == id(buf) and lo < end and start < hi and \
-                    not (kind == "W" and self._stores_what_it_loaded(op, old)):
-                self._report_vector(buf, old, op, kind, max(lo, start), min(hi, end))
-        pending[kind].append((id(buf), start, end, op))
+        pending = self.unfenced.get(core)
+        if pending is None:
+            pending = self.unfenced[core] = {"R": {}, "W": {}}
+        other = pending["W" if kind == "R" else "R"]
+        b = id(buf)
+        first, last = start // _BUCKET, (end - 1) // _BUCKET
+        if other:
+            hits = [e for blk in range(first, last + 1) for e in other.get((b, blk), ())
+                    if e[1] < end and start < e[2]]
+            if last > first and len(hits) > 1:   # an access in several buckets: once, in order
+                hits = sorted({e[0]: e for e in hits}.values())
+            for _, lo, hi, old in hits:
+                if not (kind == "W" and self._stores_what_it_loaded(op, old)):
+                    self._report_vector(buf, old, op, kind, max(lo, start), min(hi, end))
+        self._pending_seq += 1
+        entry = (self._pending_seq, start, end, op)
+        mine = pending[kind]
+        for blk in range(first, last + 1):
+            bucket = mine.get((b, blk))
+            if bucket is None:
+                mine[(b, blk)] = [entry]
+            else:
+                bucket.append(entry)
 
     def _stores_what_it_loaded(self, store: Operation, load: Operation) -> bool:
         """A store whose data derives from the load's result (in-place updates) cannot
