@@ -77,6 +77,7 @@ class CoreState:
     flags: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
 
+@functools.cache
 def pipe_name(text: str) -> str:
     """``PIPE_MTE2`` / ``#pto.pipe<PIPE_MTE2>`` / ``MTE2`` -> ``MTE2``."""
     return text.split("<")[-1].rstrip(">").removeprefix("PIPE_")
@@ -995,6 +996,27 @@ def _constant_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] |
     return run
 
 
+def _addptr_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
+    (p, off), r = op.operands, op.results[0]
+
+    def run(st: CoreState) -> None:
+        env = st.env
+        env[r] = env[p] + env[off]
+    return run
+
+
+def _int_cast_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
+    x, r = op.operands[0], op.results[0]
+    src_w, dst_w = _int_width(x.type), _int_width(r.type)
+    unsigned = op.name in ("arith.extui", "arith.index_castui")
+
+    def run(st: CoreState) -> None:
+        env = st.env
+        v = env[x]
+        env[r] = wrap(_unsigned(v, src_w) if unsigned else v, dst_w)
+    return run
+
+
 def _unknown(name: str) -> Callable[[CoreState], None]:
     def run(st: CoreState) -> None:
         raise KernelError(f"{name}: ptosim does not execute this op yet")
@@ -1026,7 +1048,7 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
 
 _FAST: dict[Callable[..., Any], Callable[..., Any]] = {
     _flag: _flag_step, _int_binary: _int_binary_step, _constant: _constant_step,
-    _vector_op: _vector_step}
+    _vector_op: _vector_step, _addptr: _addptr_step, _int_cast: _int_cast_step}
 
 
 # --- control-flow and blocking handlers (generators) -------------------------------------

@@ -51,7 +51,7 @@ _BUCKET = 256       # bytes per bucket of the vector accesses not yet behind a m
 _Pending = tuple[int, int, int, Operation]     # (sequence number, start, end, op)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Access:
     thread: int
     epoch: int
