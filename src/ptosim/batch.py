@@ -121,16 +121,21 @@ def read_cases(path: str | Path) -> list[Case]:
     return cases
 
 
+_PARSERS: list[Any] = []          # this process's `ptosim` argument parser, built once
+
+
 def run_case(case: Case) -> Outcome:
     """Run one case in this process, as ``ptosim run`` would, from its folder."""
-    from .cli import main
+    from .cli import build_parser, main
+    if not _PARSERS:
+        _PARSERS.append(build_parser())
     out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
     cwd = os.getcwd()
     try:
         os.chdir(case.base)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["run", *case.argv])
+            code = main(["run", *case.argv], _PARSERS[0])
     finally:
         os.chdir(cwd)
     return Outcome(case.name, code, out.getvalue(), err.getvalue(),

@@ -908,9 +908,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the process exit code (0 ok, 1 kernel error, 2 usage error)."""
-    parser = build_parser()
+def main(argv: list[str] | None = None,
+         parser: argparse.ArgumentParser | None = None) -> int:
+    """Entry point; returns the process exit code (0 ok, 1 kernel error, 2 usage error).
+    ``parser``: one `build_parser` made earlier (a sweep reuses it: building it costs
+    more than running a small kernel)."""
+    parser = parser or build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:          # argparse: --help exits 0, bad usage exits 2
