@@ -28,6 +28,7 @@ register dependency orders them). A missing barrier is reported like a missing f
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,7 +130,7 @@ class HazardChecker:
         self.threads: dict[tuple[str, str], int] = {}
         self.clocks: list[list[int]] = []
         self.buffers: dict[int, _Buffer] = {}
-        self.flags: dict[tuple, list[tuple[list[int], Operation]]] = {}
+        self.flags: dict[tuple, deque[tuple[list[int], Operation]]] = {}
         self.semaphores: dict[tuple, list[list[int]]] = {}
         self.findings: dict[tuple, Finding] = {}
         self._current: tuple[int, Operation, str, str, str] | None = None
@@ -244,47 +245,46 @@ class HazardChecker:
     def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
                operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
         """One buffer access of the current op, with the role the op declared."""
-        if self._current is None or nbytes <= 0:
+        current = self._current
+        if current is None or nbytes <= 0:
             return
-        tid, op, method, core, pipe = self._current
+        tid, op, method, core, pipe = current
         kinds = ROLE_KINDS[access]
         entry = self.buffers.get(id(buf))
         if entry is None:
             entry = self.buffers[id(buf)] = _Buffer(self.names(buf))
         clock = self.clocks[tid]
+        end = start + nbytes
         if self._vector_op:
             for kind in kinds:
                 if kind in ("R", "W"):
-                    self._vector_access(buf, kind, start, start + nbytes, op, core)
-        for kind in kinds:
-            new = _Access(tid, clock[tid], kind, start, start + nbytes, op, core, pipe, runs)
-            self._check(entry, new, clock)
-            self._record(entry, new)
-
-    def _check(self, buf: _Buffer, new: _Access, clock: list[int]) -> None:
-        """Report every earlier access to overlapping bytes that conflicts with ``new`` and
-        is not ordered before it. Only the unordered suffix of each other thread's lanes is
-        visited, so the cost follows the unordered accesses, not the buffer's history."""
+                    self._vector_access(buf, kind, start, end, op, core)
+        lanes = entry.lanes
         n_clock = len(clock)
-        for (thread, kind), lane in buf.lanes.items():
-            if thread == new.thread or (new.kind == "R" and kind == "R") or \
-                    (kind == "A" and new.kind == "A"):
-                continue
-            seen = clock[thread] if thread < n_clock else 0
-            for old in reversed(lane.values()):
-                if old.epoch <= seen:
-                    break                                 # this and older: ordered before new
-                if old.start < new.end and new.start < old.end:
-                    shared = shared_bytes(old, new)
-                    if shared is not None:
-                        self._report(buf, old, new, shared)
-
-    @staticmethod
-    def _record(buf: _Buffer, new: _Access) -> None:
-        lane = buf.lanes.setdefault((new.thread, new.kind), {})
-        key = (new.start, new.end, new.runs)
-        lane.pop(key, None)             # the same range again: the newer access dominates and
-        lane[key] = new                 # moves to the end, keeping the lane in epoch order
+        for kind in kinds:
+            new = _Access(tid, clock[tid], kind, start, end, op, core, pipe, runs)
+            # Checked inline (the per-access hot path): every earlier access to
+            # overlapping bytes that conflicts with ``new`` and is not ordered before it.
+            # Only the unordered suffix of each other thread's lane is visited, so the cost
+            # follows the unordered accesses, not the buffer's history.
+            for (thread, other), lane in lanes.items():
+                if thread == tid or (kind == "R" and other == "R") or \
+                        (other == "A" and kind == "A"):
+                    continue
+                seen = clock[thread] if thread < n_clock else 0
+                for old in reversed(lane.values()):
+                    if old.epoch <= seen:
+                        break                             # this and older: ordered before new
+                    if old.start < end and start < old.end:
+                        shared = shared_bytes(old, new)
+                        if shared is not None:
+                            self._report(entry, old, new, shared)
+            mine = lanes.get((tid, kind))
+            if mine is None:
+                mine = lanes[(tid, kind)] = {}
+            key = (start, end, runs)
+            mine.pop(key, None)         # the same range again: the newer access dominates and
+            mine[key] = new             # moves to the end, keeping the lane in epoch order
 
     def _report(self, buf: _Buffer, old: _Access, new: _Access,
                 shared: tuple[int, int]) -> None:
@@ -313,18 +313,23 @@ class HazardChecker:
                          f"{old.op.name} on {old.core} PIPE_{old.pipe}", op=new.op)
 
     def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        tid = self._thread(core, pipe_name(src))
+        s = pipe_name(src)
+        tid = self._thread(core, s)
         clock = self._tick(tid)
-        self.flags.setdefault((core.name, pipe_name(src), pipe_name(dst), event), []).append(
-            (list(clock), op))
+        key = (core.name, s, pipe_name(dst), event)
+        pending = self.flags.get(key)
+        if pending is None:
+            pending = self.flags[key] = deque()
+        pending.append((clock.copy(), op))
 
     def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        tid = self._thread(core, pipe_name(dst))
+        d = pipe_name(dst)
+        tid = self._thread(core, d)
         self._tick(tid)
-        pending = self.flags.get((core.name, pipe_name(src), pipe_name(dst), event))
+        pending = self.flags.get((core.name, pipe_name(src), d, event))
         if not pending:         # the executor refuses such a wait before it gets here
             return
-        clock, _ = pending.pop(0)
+        clock, _ = pending.popleft()
         self._join(tid, clock)
 
     def barrier(self, core: Core, pipe: str, op: Operation) -> None:
