@@ -16,7 +16,7 @@ import time
 import weakref
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import ml_dtypes
 import numpy as np
@@ -282,13 +282,8 @@ class Executor:
                 else:
                     assert gen is not None
                     out = yield from gen(self, state, op)
-            except PtoError as err:
-                if err.loc is None and (loc := self.locate(op)) is not None:
-                    err.with_loc(loc)
-                raise
-            except (ArithmeticError, ValueError, TypeError, IndexError, KeyError) as err:
-                raise KernelError(f"{op.name}: {type(err).__name__}: {err}",
-                                  loc=self.locate(op)) from None
+            except Exception as err:        # noqa: BLE001 - `_failed` sorts them
+                self._failed(op, err)
             if out is not None:
                 for res, value in zip(op.results, out):
                     env[res] = value
@@ -309,17 +304,24 @@ class Executor:
                     return [env[v] for v in term]
                 assert plain is not None        # every control op that cannot wait has one
                 out = plain(self, state, op)
-            except PtoError as err:
-                if err.loc is None and (loc := self.locate(op)) is not None:
-                    err.with_loc(loc)
-                raise
-            except (ArithmeticError, ValueError, TypeError, IndexError, KeyError) as err:
-                raise KernelError(f"{op.name}: {type(err).__name__}: {err}",
-                                  loc=self.locate(op)) from None
+            except Exception as err:        # noqa: BLE001 - `_failed` sorts them
+                self._failed(op, err)
             if out is not None:
                 for res, value in zip(op.results, out):
                     env[res] = value
         return []
+
+    def _failed(self, op: Operation, err: Exception) -> NoReturn:
+        """Re-raise what escaped ``op``: a PtoError located at the op, a Python error a
+        kernel can cause (division by zero, a bad cast ...) as a located KernelError."""
+        if isinstance(err, PtoError):
+            if err.loc is None and (loc := self.locate(op)) is not None:
+                err.with_loc(loc)
+            raise err
+        if isinstance(err, (ArithmeticError, ValueError, TypeError, IndexError, KeyError)):
+            raise KernelError(f"{op.name}: {type(err).__name__}: {err}",
+                              loc=self.locate(op)) from None
+        raise err
 
     def _compile(self, block: Block) -> tuple[list[Step], bool]:
         """Decode ``block`` once: per op a prebuilt step (see `Step`), and whether any op
