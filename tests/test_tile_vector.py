@@ -412,22 +412,33 @@ def test_a2a3_tcmp_compares_whole_repeats_and_ne_inverts_the_rows():
 
 
 def test_tcmp_cpu_sim_compat_writes_the_simulator_words():
-    """pto-isa cpu/TCmp.h: ceil(vc / 8) bytes per row (32-bit words for a ui32 dst), at most
-    dst's valid columns, nothing past them."""
+    """pto-isa cpu/TCmp.h: the whole dst tile zeroed (ZeroTileData), then ceil(vc / 8) bytes
+    per row (32-bit words for a ui32 dst), at most dst's valid columns."""
     m = mk()
     a, x = filled(m, "f32", 4, 64, valid=(4, 20))
     b, y = filled(m, "f32", 4, 64, valid=(4, 20), rng=np.random.default_rng(9))
-    d = blank(m, "ui8", 4, 32)
+    d = blank(m, "ui8", 6, 32)
     m.TCMP(d, a, b, mode="lt", cpu_sim_compat=True)
-    want = np.packbits(x[:, :20] < y[:, :20], axis=1, bitorder="little")     # 3 bytes
-    np.testing.assert_array_equal(whole(m, d)[:, :3], want)
-    assert untouched_outside(m, d, 4, 3)
+    want = np.zeros((6, 32), np.uint8)                                       # rows 4, 5 too
+    want[:4, :3] = np.packbits(x[:, :20] < y[:, :20], axis=1, bitorder="little")
+    np.testing.assert_array_equal(whole(m, d), want)
     w = blank(m, "ui32", 4, 8, valid=(4, 1))
     m.TCMP(w, a, b, mode="lt", cpu_sim_compat=True)
     bits = (x[:, :20] < y[:, :20]).astype(np.uint64)
-    np.testing.assert_array_equal(whole(m, w)[:, 0], (bits << np.arange(20, dtype=np.uint64))
-                                  .sum(axis=1).astype(np.uint32))
-    assert untouched_outside(m, w, 4, 1)
+    want32 = np.zeros((4, 8), np.uint32)
+    want32[:, 0] = (bits << np.arange(20, dtype=np.uint64)).sum(axis=1).astype(np.uint32)
+    np.testing.assert_array_equal(whole(m, w), want32)
+
+
+def test_tcmps_cpu_sim_compat_leaves_the_rest_of_dst():
+    """pto-isa cpu/TCmps.hpp has no ZeroTileData: only the mask words are written."""
+    m = mk()
+    a, x = filled(m, "f32", 4, 64, valid=(4, 20))
+    d = blank(m, "ui8", 4, 32)
+    m.TCMPS(d, a, 0.5, mode="lt", cpu_sim_compat=True)
+    np.testing.assert_array_equal(whole(m, d)[:, :3],
+                                  np.packbits(x[:, :20] < 0.5, axis=1, bitorder="little"))
+    assert untouched_outside(m, d, 4, 3)
 
 
 @pytest.mark.parametrize("op,name,legal", [

@@ -506,7 +506,8 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
     data, or whatever follows the tile), and computes ``ne`` as ``eq`` followed by a NOT of
     the valid rows' dst bytes (a2a3 TCmp.hpp). ``cpu``: the C++ CPU simulator's bytes,
     ceil(valid cols / bits) words per row (8 bits per element, 32 for a ui32 dst), at most
-    dst's valid columns, bits past the valid columns 0, nothing else written. ``dense``:
+    dst's valid columns, bits past the valid columns 0; TCMP zeroes the whole dst tile
+    first, TCMPS writes nothing else. ``dense``:
     PTOAS's tcmps lowering (see `_cmp_dense`)."""
     if cpu:
         _cmp_cpu(m, op, dst, srcs, scalar, mode)
@@ -608,6 +609,8 @@ def _cmp_cpu(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
     if vr > dst.rows:
         raise VerifyError(f"a {vr}-row compare needs {vr} dst rows, dst has {dst.rows}",
                           op=op, operand="dst")
+    if len(srcs) > 1:       # the simulator's TCMP (not TCMPS) first zeroes dst's whole tile
+        _nd(m, dst, "W", "dst")[...] = 0
     padded = np.zeros((vr, words * k), bool)
     n = min(vc, words * k)
     padded[:, :n] = bits[:, :n]
