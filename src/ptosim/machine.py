@@ -154,6 +154,8 @@ class MachineState:
         # ops' validated plans by operand values (`ops.common.plan_key`): the checks and
         # layout arithmetic of an op that runs again with the same operands, done once
         self._op_plans: dict[tuple, Any] = {}
+        # vector tile ops' prepared calls by (op, operand identities): see tile.vector.run
+        self._tile_plans: dict[tuple, Any] = {}
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:

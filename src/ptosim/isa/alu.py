@@ -300,6 +300,11 @@ NATIVE: dict[tuple[str, str], np.ufunc] = {
 }
 
 
+def quiet_state() -> list[int]:
+    """The live counter of `quiet_floats` scopes (non-zero: numpy is quiet already)."""
+    return _QUIET
+
+
 def native(lane: str, dt: DType) -> np.ufunc | None:
     """The ufunc that computes ``lane`` on ``dt`` exactly (`NATIVE`), when the caller runs
     with numpy's float warnings off (`quiet_floats`); otherwise None."""

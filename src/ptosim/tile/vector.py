@@ -50,7 +50,30 @@ def _kind(x: object) -> str:
 _BOUND: dict[tuple[str, tuple[str, ...]], tuple[str, ...] | None] = {}
 
 
+_PLANS_MAX = 4096          # prepared calls kept per Machine (cleared when full)
+
+
 def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
+    """Check and run a vector tile op. Unobserved (no access hook: no hazard checker,
+    timeline, provenance or poison map), a call repeating an earlier successful one on the
+    same operand objects (tiles are immutable; scalars compare by identity too) reuses
+    its prepared form: the checks passed then and cannot fail now, and the numpy views of
+    the tiles stay valid (buffers never move)."""
+    key: tuple | None = None
+    if m.access_hook is None:
+        key = (spec.name, *map(id, args), *kw.items())
+        try:
+            plan = m._tile_plans.get(key)
+        except TypeError:                   # an unhashable keyword value: no reuse
+            plan = key = None
+        if plan is not None:
+            plan[0]()
+            return
+    _run(m, spec, args, kw, key)
+
+
+def _run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any],
+         plan_key: tuple | None) -> None:
     op = spec.method or spec.name.upper()
     if not args:
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
@@ -81,6 +104,41 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
         raise DtypeError(f"mask must hold an integer type (packed bits), got "
                          f"{vals['mask'].dtype.name}", op=op, operand="mask")
     FAMILIES[rule.family](m, op, rule, vals, kw)
+    if plan_key is not None:
+        plans = m._tile_plans
+        if len(plans) >= _PLANS_MAX:
+            plans.clear()
+        # the operands are kept with the plan, so their ids stay theirs while it lives
+        plans[plan_key] = (_prepared(m, op, rule, vals, kw), tuple(args))
+
+
+def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]
+              ) -> Callable[[], None]:
+    """The op as a closure over its checked operands. Elementwise ops on tiles with an
+    exact numpy ufunc (`alu.NATIVE`) write straight into dst's valid region; the rest
+    call their family with the bound operands."""
+    fam = rule.family
+    dst = v["dst"]
+    ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name)) \
+        if fam in ("binary", "unary", "scalar") else None
+    names = {"binary": ("src0", "src1"), "unary": ("src",), "scalar": ("src",)}.get(fam, ())
+    if ufunc is None or any(v[n].dtype != dst.dtype for n in names):
+        family = FAMILIES[fam]
+        return lambda: family(m, op, rule, v, kw)
+    vr, vc = dst.valid
+    out = _nd(m, dst, "W", "dst")[:vr, :vc]
+    ins: list[Any] = [_view(m, v[n]) for n in names]
+    if fam == "scalar":     # src op s, the scalar in the element's carrier (as alu takes it)
+        ins.append(alu._arr(_scalar(op, v["scalar"], dst.dtype), dst.dtype))
+    quiet = alu.quiet_state()
+
+    def call() -> None:
+        if quiet[0]:
+            ufunc(*ins, out=out)
+        else:
+            with np.errstate(all="ignore"):
+                ufunc(*ins, out=out)
+    return call
 
 
 def _check_tile(op: str, name: str, t: object, m: TileOps) -> None:
@@ -283,7 +341,8 @@ def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
         return total.astype(f"u{dt.size}").view(dt.np)
     acc = np.zeros(rows, dt.np)
     for c in range(0, cols, step):
-        part = x[:, c:c + step].astype(np.float32).sum(axis=1, dtype=np.float32)
+        with np.errstate(all="ignore"):         # inf - inf is NaN, quietly, as in alu
+            part = x[:, c:c + step].astype(np.float32).sum(axis=1, dtype=np.float32)
         acc = alu.BINARY["add"](acc, part.astype(dt.np), dt)
     return acc
 
@@ -343,7 +402,9 @@ def _colreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
         acc = _EXACT[rule.lane].reduce(x, axis=0)
     elif dt.kind in ("int", "uint") or dt.name == "f32":
         # numpy reduces axis 0 row by row, rounding (or wrapping) each step: top to bottom
-        acc = (np.add if rule.lane == "sum" else np.multiply).reduce(x, axis=0, dtype=dt.np)
+        with np.errstate(all="ignore"):
+            acc = (np.add if rule.lane == "sum" else np.multiply).reduce(x, axis=0,
+                                                                          dtype=dt.np)
     else:
         acc = x[0].copy()
         for r in range(1, vr):
