@@ -340,10 +340,13 @@ def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
         total = x.astype(np.uint64).sum(axis=1, dtype=np.uint64)
         return total.astype(f"u{dt.size}").view(dt.np)
     acc = np.zeros(rows, dt.np)
-    for c in range(0, cols, step):
-        with np.errstate(all="ignore"):         # inf - inf is NaN, quietly, as in alu
-            part = x[:, c:c + step].astype(np.float32).sum(axis=1, dtype=np.float32)
-        acc = alu.BINARY["add"](acc, part.astype(dt.np), dt)
+    add = alu.NATIVE.get(("add", dt.name))      # f32: the lane function is np.add itself
+    with np.errstate(all="ignore"):             # inf - inf is NaN, quietly, as in alu
+        for c in range(0, cols, step):
+            part = x[:, c:c + step].astype(np.float32, copy=False).sum(axis=1,
+                                                                       dtype=np.float32)
+            acc = add(acc, part) if add is not None else \
+                alu.BINARY["add"](acc, part.astype(dt.np), dt)
     return acc
 
 
@@ -378,7 +381,7 @@ def _rowreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     src, dst = v["src"], v["dst"]
     vr, vc = src.valid
     _same_extent(op, "dst", dst, "src", src, 0)
-    out = _reduce_rows(_read(m, src), rule.lane, dst.dtype)
+    out = _reduce_rows(_view(m, src), rule.lane, dst.dtype)   # reads x, makes new arrays
     _write(m, dst, out.reshape(vr, 1))
 
 
@@ -390,7 +393,7 @@ def _colreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     src, dst = v["src"], v["dst"]
     vr, vc = src.valid
     _same_extent(op, "dst", dst, "src", src, 1)
-    x = _read(m, src)
+    x = _view(m, src)                   # read only: every branch makes new arrays
     dt = dst.dtype
     fn = alu.BINARY["mul" if rule.lane == "prod" else "add" if rule.lane == "sum"
                     else rule.lane]
@@ -445,7 +448,9 @@ def _argreduce(keep: int) -> Callable[..., None]:
     def run(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
         src, dst = v["src"], v["dst"]
         _same_extent(op, "dst", dst, "src", src, keep)
-        x = _read(m, src).astype(np.float64) if src.dtype.is_float else _read(m, src)
+        x = _view(m, src)
+        if src.dtype.is_float and src.dtype.name != "f32":    # numpy compares f32 as is
+            x = x.astype(np.float64)
         out = _argext(x, rule.lane, 1 - keep)
         _write(m, dst, out.reshape((-1, 1) if keep == 0 else (1, -1)))
     return run
@@ -543,9 +548,7 @@ def _part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, A
     big, small = (s0, s1) if s0.valid == dv else (s1, s0)
     out = _read(m, big)
     r, c = small.valid
-    a = _read(m, s0, r, c)
-    b = _read(m, s1, r, c)
-    out[:r, :c] = alu.BINARY[rule.lane](a, b, dst.dtype)
+    out[:r, :c] = alu.BINARY[rule.lane](_view(m, s0)[:r, :c], _view(m, s1)[:r, :c], dst.dtype)
     _write(m, dst, out)
 
 
