@@ -145,3 +145,32 @@ def test_written_runs_merge_like_a_set_of_bytes():
         runs = [[int(i[0]), int(i[-1]) + 1] for i in np.split(np.flatnonzero(mask),
                 np.flatnonzero(np.diff(np.flatnonzero(mask)) > 1) + 1)]
         assert alloc.written == runs
+
+
+FLOAT_SCALARS = """
+module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @k(%h: f16, %f: f32, %i: i16) attributes {pto.aicore} {
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("name, text, want", [
+    ("h", "0x4200", 3.0), ("h", "0x7c00", float("inf")), ("f", "0x3fc00000", 1.5),
+    ("f", "2.5", 2.5), ("i", "0x7fff", 32767)])
+def test_scalars_as_bit_patterns(name, text, want):
+    """A host program passes an f16 scalar through an unsigned short: `--arg h=0x4200`."""
+    from ptosim.kernel import Kernel, _scalar
+    k = Kernel.from_text(FLOAT_SCALARS, "k.pto")
+    assert _scalar(k.param(name), text) == want
+
+
+@pytest.mark.parametrize("text, message", [
+    ("0x1ffff", r"parameter h \(f16\): 0x1ffff has more than 16 bits"),
+    ("0xzz", r"parameter h \(f16\): '0xzz' is not a hexadecimal bit pattern")])
+def test_bit_pattern_errors(text, message):
+    from ptosim.kernel import Kernel, UsageError, _scalar
+    k = Kernel.from_text(FLOAT_SCALARS, "k.pto")
+    with pytest.raises(UsageError, match=message):
+        _scalar(k.param("h"), text)

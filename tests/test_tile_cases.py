@@ -123,6 +123,18 @@ def test_scalar_constant_from_launch_cpp(tmp_path):
     assert infer_tile_binding(folder, "f32_8x64")["args"]["3"] == 2.5
 
 
+@pytest.mark.parametrize("literal, value", [
+    ("(int32_t)3", 3), ("(unsigned short)0x4200", "0x4200"), ("static_cast<float>(1.5f)", 1.5),
+    ("0x10u", "0x10")])
+def test_scalar_literals_through_c_casts(tmp_path, literal, value):
+    """Host programs pass scalars as cast literals; a hexadecimal one stays text, which
+    `ptosim run` reads as an integer or as a float parameter's bit pattern."""
+    folder = make_tile_case(tmp_path / "t")
+    (folder / "launch.cpp").write_text(LAUNCH.replace(
+        "(__gm__ float *)c);", f"(__gm__ float *)c, {literal});"))
+    assert infer_tile_binding(folder, "f32_8x64")["args"]["3"] == value
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda m, lc: (m.replace('{"f32_8x64",', '{"other",'), lc),
      "main.cpp has no kCases row for 'f32_8x64' naming its Launch function; write "

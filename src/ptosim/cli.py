@@ -775,7 +775,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--block-dim", type=int, default=1, metavar="N",
                      help="number of blocks (default 1)")
     run.add_argument("--arg", action="append", metavar="NAME=FILE|VALUE",
-                     help="bind a parameter by name (without %%) or 0-based position")
+                     help="bind a parameter by name (without %%) or 0-based position; a "
+                          "scalar VALUE in hexadecimal (0x4200) is a float parameter's "
+                          "bit pattern")
     run.add_argument("--out-dir", metavar="DIR",
                      help="write each GM parameter to DIR/<name>.bin instead of in place")
     run.add_argument("--hazards", choices=("warn", "error"), default="warn",

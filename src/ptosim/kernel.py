@@ -260,6 +260,22 @@ class Kernel:
 Kernel.run = api_guard("Kernel.run", Kernel.run)  # type: ignore[method-assign]
 
 
+def _float_bits(p: Param, name: str, text: str) -> float:
+    """A float parameter given as its bit pattern (``0x4200`` is f16 3.0), as a host
+    program passes an f16 scalar through an ``unsigned short``."""
+    from .dtypes import dtype as _dtype
+    dt = _dtype(name)
+    try:
+        bits = int(text, 16)
+    except ValueError:
+        raise UsageError(f"parameter {p.name} ({name}): {text!r} is not a hexadecimal bit "
+                         f"pattern") from None
+    if bits >> (8 * dt.size):
+        raise UsageError(f"parameter {p.name} ({name}): {text} has more than {8 * dt.size} "
+                         f"bits")
+    return float(np.array(bits, f"u{dt.size}").view(dt.np))
+
+
 def _scalar(p: Param, value: Any) -> Any:
     t = p.type
     if isinstance(t, (IntegerType, IndexType)):
@@ -278,6 +294,8 @@ def _scalar(p: Param, value: Any) -> Any:
         from .interp.executor import wrap
         return wrap(int(value), width)
     if str(t) in ("f16", "bf16", "f32", "f64"):
+        if isinstance(value, str) and value.strip().lower().startswith("0x"):
+            return _float_bits(p, str(t), value.strip())
         try:
             return float(value)
         except (TypeError, ValueError):

@@ -42,6 +42,9 @@ from .cases import BINDING, SCRIPT_TIMEOUT, CaseError, CaseResult
 from .errors import PtoError
 
 _FILE = re.compile(r'"(?:\./|/)?([\w.-]+\.bin)"')
+_HEX = re.compile(r"0[xX][0-9a-fA-F]+[uUlL]*")
+_LEADING_CAST = re.compile(r"\(\s*[A-Za-z_][\w\s:]*\)\s*(.+)", re.S)
+_CXX_CAST = re.compile(r"\w+_cast\s*<[^<>]*>\s*\((.*)\)", re.S)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)[fFuUlL]*")
 
 
@@ -73,23 +76,30 @@ def _ident(expr: str) -> str:
     """The buffer a C++ argument expression names: the last identifier after casts
     (``static_cast<float *>(dev)``, ``(float *)dev``), or the literal itself."""
     expr = expr.strip()
-    if _NUMBER.fullmatch(expr):
+    while (cast := _LEADING_CAST.fullmatch(expr) or _CXX_CAST.fullmatch(expr)) is not None \
+            and (_NUMBER.fullmatch(cast[1].strip()) or _HEX.fullmatch(cast[1].strip())):
+        expr = cast[1].strip()      # (int32_t)3, (unsigned short)0x4200, static_cast<T>(2)
+    if _NUMBER.fullmatch(expr) or _HEX.fullmatch(expr):
         return expr
     names = re.findall(r"[A-Za-z_]\w*", re.sub(r"<[^<>]*>", "", expr))
     return names[-1] if names else expr
 
 
-def _number(text: str) -> int | float | None:
+def _number(text: str) -> int | float | str | None:
+    """A C literal's value; a hexadecimal one stays text (``0x4200``), which ``ptosim
+    run`` reads as an integer or, for a float parameter, as the float's bit pattern."""
+    if _HEX.fullmatch(text.strip()):
+        return text.strip().rstrip("uUlL")
     if not _NUMBER.fullmatch(text.strip()):
         return None
     t = text.strip().rstrip("fFuUlL")
     return float(t) if any(c in t for c in ".eE") else int(t)
 
 
-def _constants(*sources: str) -> dict[str, int | float]:
+def _constants(*sources: str) -> dict[str, int | float | str]:
     """Named numeric constants: ``[static] [constexpr|const] T NAME = 5.0f;`` and
     ``#define NAME 5``."""
-    found: dict[str, int | float] = {}
+    found: dict[str, int | float | str] = {}
     for text in sources:
         for m in re.finditer(r"\b(?:const|constexpr)\s+[\w:]+\s+(\w+)\s*=\s*([^;]+);", text):
             value = _number(m[2])
