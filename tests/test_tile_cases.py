@@ -135,6 +135,26 @@ def test_scalar_literals_through_c_casts(tmp_path, literal, value):
     assert infer_tile_binding(folder, "f32_8x64")["args"]["3"] == value
 
 
+def test_scalars_read_from_files_and_computed_block_counts(tmp_path):
+    """The Gym softmax host reads its scalars from v8.bin / v9.bin and its launcher
+    computes the block count from one of them."""
+    folder = make_tile_case(tmp_path / "t")
+    (folder / "main.cpp").write_text(MAIN.replace(
+        "    tc.launch(static_cast<float *>(aDevice), (float *)bDevice, cDevice, stream);",
+        '    ReadFile(caseDir + "/rows.bin", fileSize, &rowsHost, 4);\n'
+        "    tc.launch(static_cast<float *>(aDevice), (float *)bDevice, cDevice, rowsHost, "
+        "stream);"))
+    (folder / "launch.cpp").write_text(LAUNCH.replace(
+        "(float *a, float *b, float *c, void *stream) {",
+        "(float *a, float *b, float *c, int32_t rows, void *stream) {\n"
+        "    const int32_t per = 8;\n    const int32_t blocks = (rows + per - 1) / per;").replace(
+        "<<<1, nullptr, stream>>>", "<<<blocks, nullptr, stream>>>").replace(
+        "(__gm__ float *)c);", "(__gm__ float *)c, rows);"))
+    binding = infer_tile_binding(folder, "f32_8x64")
+    assert binding["args"]["3"] == {"file": "rows.bin"}
+    assert binding["block_dim"] == "(${3} + 8 - 1) / 8"
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda m, lc: (m.replace('{"f32_8x64",', '{"other",'), lc),
      "main.cpp has no kCases row for 'f32_8x64' naming its Launch function; write "

@@ -243,7 +243,7 @@ def _script(work: Path, name: str, origin: Path) -> tuple[bool, str]:
     return done.returncode == 0, (text[-1] if text else f"exit {done.returncode}")
 
 
-def _scalars_from_files(run: dict[str, Any], work: Path) -> dict[str, Any]:
+def scalars_from_files(run: dict[str, Any], work: Path) -> dict[str, Any]:
     """``run`` with each ``{"file": F}`` argument replaced by F's first element (read as
     its parameter's type, after golden.py wrote F) and a ``block_dim`` expression by its
     value."""
@@ -321,7 +321,7 @@ def run_folder(folder: Path, name: str, options: dict[str, Any] | None = None,
             return result
         for run in runs:                 # launches in order, on the same files (device memory)
             try:
-                run = _scalars_from_files(run, work)
+                run = scalars_from_files(run, work)
                 case: Case = case_from({"kernel": "kernel.pto", **run, **(options or {})}, work,
                                        f"{name} ({source})", name)
             except PtoError as err:

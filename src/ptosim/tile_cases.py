@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .batch import case_from, run_case
-from .cases import BINDING, SCRIPT_TIMEOUT, CaseError, CaseResult
+from .cases import BINDING, SCRIPT_TIMEOUT, CaseError, CaseResult, scalars_from_files
 from .errors import PtoError
 
 _FILE = re.compile(r'"(?:\./|/)?([\w.-]+\.bin)"')
@@ -163,6 +163,9 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
         if host is not None:
             device = to_device.get(host) or from_device[host]
             file_of_device.setdefault(device, m[1])
+    # a host scalar read from a file: ReadFile(caseDir + "/v8.bin", size, &seqHost, size)
+    scalar_file = {m[2]: m[1] for m in re.finditer(
+        r'\w+\([^;]*?"/?([\w.-]+\.bin)"\s*,[^,;]*,\s*&\s*(\w+)\s*,', main)}
     body = re.search(re.escape(fn) + r"\s*\(([^)]*)\)\s*\{(.*?)\n\}", launch, re.S)
     if body is None:
         raise CaseError(f"launch.cpp does not define {fn}")
@@ -178,6 +181,8 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
         value = passed.get(name, name)
         if value in file_of_device:
             args[str(i)] = file_of_device[value]
+        elif value in scalar_file:
+            args[str(i)] = {"file": scalar_file[value]}
         elif value in from_device.values() or value in to_device.values() or \
                 value.endswith("Device"):
             args[str(i)] = f"{value}.bin"          # an output or scratch buffer: a new file
@@ -190,10 +195,25 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
                             f"program; write {BINDING}")
     binding: dict[str, Any] = {"entry": kernel[1], "args": args}
     blocks = passed.get(kernel[2].strip(), kernel[2].strip())
+    local = re.search(r"\b" + re.escape(blocks) + r"\s*=\s*([^;]+);", body[2])
     if isinstance(_number(blocks), int):
         binding["block_dim"] = _number(blocks)
     elif isinstance(consts.get(blocks), int):
         binding["block_dim"] = consts[blocks]
+    elif local is not None:     # computed in the launcher: (v9 + blockRows - 1) / blockRows
+        position = {_ident(t): i for i, t in enumerate(_split_args(kernel[3]))}
+        local_consts = {**consts, **_constants(body[2])}
+
+        def term(m: re.Match[str]) -> str:
+            if m[0] in position:
+                return "${" + str(position[m[0]]) + "}"
+            if isinstance(local_consts.get(m[0]), int):
+                return str(local_consts[m[0]])
+            raise CaseError(f"cannot tell what {m[0]} in the block count {local[1].strip()!r} "
+                            f"is; write {BINDING}")
+        binding["block_dim"] = re.sub(r"\b[A-Za-z_]\w*\b", term,
+                                      re.sub(r"\b\w+_t\b|\bint\b|static_cast<[^>]*>", "",
+                                             local[1])).strip()
     return binding
 
 
@@ -279,11 +299,13 @@ def _run_case(work: Path, origin: Path, kernel: str, label: str, case: str,
         result.stage, result.detail = "binding", err.detail
         return result
     sub = work / case
-    args = {k: (f"{case}/{v}" if isinstance(v, str) and v.endswith(".bin") else v)
+    args = {k: (f"{case}/{v}" if isinstance(v, str) and v.endswith(".bin") else
+                {"file": f"{case}/{v['file']}"} if isinstance(v, dict) and "file" in v else v)
             for k, v in binding.get("args", {}).items()}
     result.binding = {**binding, "args": args}
     try:
-        run = case_from({"kernel": kernel, **binding, "args": args, **options}, work,
+        resolved = scalars_from_files({"kernel": kernel, **binding, "args": args}, work)
+        run = case_from({**resolved, **options}, work,
                         f"{label} ({BINDING if template is not None else 'main.cpp'})", label)
     except PtoError as err:
         result.stage, result.detail = "binding", err.detail
