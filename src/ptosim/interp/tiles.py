@@ -107,7 +107,6 @@ def alloc_tile(machine: Any, info: dict[str, Any], addr: int | None,
         # PTOAS lowers a float tile's pad Max / Min to the largest finite value (its
         # TileLang PadValue.eval), where pto-isa's C++ uses +-inf (docs/semantics.md)
         pad = _FINITE_MAX[info["dtype"]] * (1 if pad == "Max" else -1)
-    return machine.tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
-                        blayout=info["blayout"], slayout=info["slayout"],
-                        fractal=info["fractal"], valid=(vr, vc), pad=pad, addr=addr,
-                        subblock=sub if info["tile_type"] == "Vec" else 0)
+    return machine._new_tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
+                             info["blayout"], info["slayout"], info["fractal"], (vr, vc), pad,
+                             addr, sub if info["tile_type"] == "Vec" else 0, row_align=False)

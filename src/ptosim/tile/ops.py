@@ -65,6 +65,15 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         """A tile placed at byte ``addr`` of its role's buffer (TASSIGN), or automatically.
         Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, ScaleLeft
         ZZ-32, ScaleRight NN-32, else ND."""
+        return self._new_tile(tile_type, dtype, rows, cols, blayout, slayout, fractal, valid,
+                              pad, addr, subblock, row_align=True)
+
+    def _new_tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int,
+                  blayout: str | None, slayout: str | None, fractal: int | None,
+                  valid: tuple[int, int] | None, pad: str | float | int, addr: int | None,
+                  subblock: int, row_align: bool) -> Tile:
+        """`tile`; ``row_align=False`` (a `.pto` tile_buf, as PTOAS verifies it) lets an
+        ND / DN row or column be any whole number of bytes."""
         dt = _dtype(dtype)
         default = {"Left": _LEFT_BOX[self.target.l0a_layout],
                    "Right": ("RowMajor", "ColMajor"), "Acc": ("ColMajor", "RowMajor"),
@@ -74,7 +83,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         fractal = fractal or {"Acc": 1024, "ScaleLeft": 32, "ScaleRight": 32}.get(tile_type, 512)
         valid = valid or (rows, cols)
         check_tile("tile", tile_type, dt, rows, cols, blayout, slayout, fractal, valid, pad,
-                   self.target)
+                   self.target, row_align)
         space = SPACE_OF[tile_type]
         nbytes = rows * cols * dt.size
         if addr is None:
@@ -352,6 +361,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             nd = g.layout == "ND"
             length, count, dst_step, pitch = (vc, s3, t3, t.cols) if nd else (vr, s4, t4, t.rows)
             loops = [(s2, count * pitch * es, t2 * es), (s1, s2 * count * pitch * es, t1 * es)]
+            if (pitch * es) % 32 and pitch == length == dst_step:
+                # a .pto tile whose rows are not whole 32 B blocks (PTOAS allows them), dense
+                # on both sides: its rows are one contiguous run, stored as one burst
+                length, count = length * count, 1
             for i0 in range(s0):
                 for at, nbytes in _pieces(length * es):
                     self.mte_ub_gm(_at(t.ptr + i0 * s1 * s2 * count * pitch, at),

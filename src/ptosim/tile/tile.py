@@ -87,8 +87,10 @@ class Tile:
 
 def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout: str,
                slayout: str, fractal: int, valid: tuple[int, int], pad: object,
-               target: Target) -> None:
-    """The static rules of a tile descriptor (research notes §1.2-1.4)."""
+               target: Target, row_align: bool = True) -> None:
+    """The static rules of a tile descriptor (research notes §1.2-1.4). ``row_align``:
+    pto-isa's rule that an ND row / DN column fills whole 32-byte blocks (PTOAS dropped
+    it from its tile_buf verifier: `.pto` tiles pass False)."""
     if tile_type not in TILE_TYPES:
         raise VerifyError(f"unknown TileType {tile_type!r}; one of {', '.join(TILE_TYPES)}",
                           op=op)
@@ -116,14 +118,14 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
             raise NotImplementedOpError("one-row (GEMV) MX scale tiles are not implemented",
                                         op=op)
     es = dt.size
-    if slayout == "NoneBox":
+    if slayout == "NoneBox" and row_align:
         if blayout == "RowMajor" and (cols * es) % 32 and rows != 1:
             raise VerifyError(f"an ND tile's row ({cols} x {es} B) must be a multiple of 32 "
                               f"bytes", op=op)
         if blayout == "ColMajor" and (rows * es) % 32 and cols != 1:
             raise VerifyError(f"a DN tile's column ({rows} x {es} B) must be a multiple of 32 "
                               f"bytes", op=op)
-    else:
+    elif slayout != "NoneBox":
         ir, ic = fractal_box(dt, slayout, fractal)
         if cols % ic:
             raise VerifyError(f"{name} tile cols {cols} must be a multiple of the fractal's "
