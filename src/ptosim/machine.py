@@ -156,6 +156,9 @@ class MachineState:
         self._op_plans: dict[tuple, Any] = {}
         # vector tile ops' prepared calls by (op, operand identities): see tile.vector.run
         self._tile_plans: dict[tuple, Any] = {}
+        # while a tile op runs the first time: its burst copies and its other writes
+        self._recording: list[tuple] | None = None
+        self._recorded_writes = 0
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:
@@ -334,6 +337,8 @@ class MachineState:
         if access not in ACCESS_ROLES:
             raise PtoValueError(f"region: access must be one of {', '.join(ACCESS_ROLES)}, "
                                 f"got {access!r}", op=op, operand=operand)
+        if self._recording is not None and access != "R":
+            self._recorded_writes += 1
         who = operand or "pointer"
         if ptr.space == "gm":
             i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1

@@ -183,6 +183,8 @@ def burst_plan(length: int, dims: Sequence[Dim]) -> Burst:
 def run_burst(m: MachineState, op: str, names: tuple[str, str], src: Ptr, dst: Ptr,
               plan: Burst) -> None:
     """Check both regions (bounds, observers) and copy, as `burst_copy` does."""
+    if m._recording is not None:        # a tile op learning its DMAs (`MachineState.replay`)
+        m._recording.append((op, names, src, dst, plan))
     sb, so = m._region(src, plan.src_extent, access="R", op=op, operand=names[0],
                        runs=plan.src_runs)
     db, do = m._region(dst, plan.dst_extent, access="W", op=op, operand=names[1],
@@ -200,19 +202,40 @@ def run_burst(m: MachineState, op: str, names: tuple[str, str], src: Ptr, dst: P
 
 def plan_key(*parts: object) -> tuple | None:
     """``parts`` as a memo key for an op's validated layout, or None when a part is not a
-    plain int / str / None / tuple of ints: a bool or float equal to an int must still
-    meet the op's own type checks rather than a layout cached for the int."""
+    plain int / str / None, or a tuple / list of ints or of such tuples (a clause, a list
+    of loop triples): a bool or float equal to an int must still meet the op's own type
+    checks rather than a layout cached for the int."""
+    key = []
     for p in parts:
         t = type(p)
         if t is int or t is str or p is None:
+            key.append(p)
             continue
-        if t is tuple:
+        if t is tuple or t is list:
+            items = []
             for q in p:                         # type: ignore[attr-defined]
-                if type(q) is not int:
+                if type(q) is int:
+                    items.append(q)
+                elif (type(q) is tuple or type(q) is list) and \
+                        all(type(r) is int for r in q):
+                    items.append((type(q), *q))  # type: ignore[arg-type]
+                else:
                     return None
+            key.append((t, *items))
             continue
         return None
-    return parts
+    return tuple(key)
+
+
+def typed_key(*parts: object) -> tuple | None:
+    """``parts`` as a memo key that tells 1, 1.0 and True apart (tuples inside too), or
+    None when a part cannot be hashed."""
+    try:
+        key = tuple((type(p), typed_key(*p) if type(p) is tuple else p) for p in parts)
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def burst_copy(src: tuple[np.ndarray, int], dst: tuple[np.ndarray, int], length: int,

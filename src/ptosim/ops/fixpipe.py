@@ -26,7 +26,7 @@ from ..errors import (
     warn,
 )
 from ..machine import MachineState, Ptr
-from .common import check_aligned, check_ptr, clause, field, require_op, strided
+from .common import check_aligned, check_ptr, clause, field, require_op, strided, typed_key
 
 _F32_ACC_MODES = frozenset({
     "f32_f16", "f32_bf16", "qf322hif8_pre_vec", "qf322hif8_pre_scalar",
@@ -165,6 +165,51 @@ class FixpipeOps(MachineState):
         level"): ``nz_c0`` gives an NZ output of any destination type with lines of that
         many elements (nz2nz itself takes f32 only), a UB may receive any destination
         type, and the dual modes may write NZ and apply ReLU."""
+        # the checks and set-up depend on the operands (and on CTRL when sat is left to
+        # it) only: done once per distinct call; the bytes move every time
+        key = typed_key(op, space, src, dst, m, n, src_stride, dst_stride, dst_mode,
+                        unit_flag, pre_quant, pre_relu, layout, loop3, sat, atomic, nz_c0,
+                        tile, self.ctrl if sat is None else None)
+        setup = self._op_plans.get(key) if key is not None else None
+        if setup is None:
+            setup = self._fixpipe_setup(op, space, src, dst, m, n, src_stride, dst_stride,
+                                        dst_mode, unit_flag, pre_quant, pre_relu, layout,
+                                        loop3, sat, atomic, nz_c0, tile)
+            if key is not None:
+                self._op_plans[key] = setup
+        s, dt, plan, combine, targets, mv, nv, sstride, dstride = setup
+        count, s3, d3 = plan.loop3
+        acc_es = 4
+        nblk = -(-nv // 16)
+        src_extent = ((count - 1) * s3 * 16 + (nblk - 1) * sstride * 16 + (mv - 1) * 16 + 16) \
+            * acc_es
+        src_buf, src_off = self._region(s, src_extent, access="R", op=op, operand="src")
+        params = self._payloads(op, plan, nv)
+        regions = []                                   # check every destination first
+        for r in range(count):
+            for ptr, r0, r1, c0, c1 in targets:
+                tgt = Ptr(ptr.space, ptr.dtype, ptr.offset + r * d3 * ptr.dtype.size, ptr.sub,
+                          ptr.block)
+                ext = _dst_extent(plan, r1 - r0, c1 - c0, dstride, ptr.dtype.size)
+                regions.append(self._region(tgt, ext, op=op, operand="dst",
+                                            access="W" if combine is None else "A"))
+        slots = iter(regions)
+        for r in range(count):
+            acc = strided(src_buf, src_off + r * s3 * 16 * acc_es,
+                          [(mv, 16 * acc_es), (nblk, sstride * 16 * acc_es)], (16,), (acc_es,),
+                          s.dtype.np).reshape(mv, nblk * 16)[:, :nv]
+            y = _convert(plan, acc, params, s.dtype, dt)
+            for _, r0, r1, c0, c1 in targets:
+                buf, off = next(slots)
+                _store(plan, buf, off, dt, dstride, y[r0:r1, c0:c1], combine)
+
+    def _fixpipe_setup(self, op: str, space: str, src: object, dst: object, m: object,
+                       n: object, src_stride: object, dst_stride: object, dst_mode: object,
+                       unit_flag: object, pre_quant: object, pre_relu: object,
+                       layout: object, loop3: object, sat: object, atomic: object,
+                       nz_c0: int | None, tile: bool) -> tuple:
+        """`_fixpipe`'s checks and plan: (src, dst element type, plan, combine, targets, m,
+        n, src_stride, dst_stride)."""
         require_op(self, op)
         s = check_ptr(op, "src", src, "l0c")
         d = check_ptr(op, "dst", dst, space)
@@ -199,31 +244,7 @@ class FixpipeOps(MachineState):
         combine = self._check_atomic(op, atomic, d.dtype)
         targets = self._ub_targets(op, plan, dst_mode, d, mv, nv) if space == "ub" \
             else [(d, 0, mv, 0, nv)]
-
-        count, s3, d3 = plan.loop3
-        acc_es = 4
-        nblk = -(-nv // 16)
-        src_extent = ((count - 1) * s3 * 16 + (nblk - 1) * sstride * 16 + (mv - 1) * 16 + 16) \
-            * acc_es
-        src_buf, src_off = self._region(s, src_extent, access="R", op=op, operand="src")
-        params = self._payloads(op, plan, nv)
-        regions = []                                   # check every destination first
-        for r in range(count):
-            for ptr, r0, r1, c0, c1 in targets:
-                tgt = Ptr(ptr.space, ptr.dtype, ptr.offset + r * d3 * ptr.dtype.size, ptr.sub,
-                          ptr.block)
-                ext = _dst_extent(plan, r1 - r0, c1 - c0, dstride, ptr.dtype.size)
-                regions.append(self._region(tgt, ext, op=op, operand="dst",
-                                            access="W" if combine is None else "A"))
-        slots = iter(regions)
-        for r in range(count):
-            acc = strided(src_buf, src_off + r * s3 * 16 * acc_es,
-                          [(mv, 16 * acc_es), (nblk, sstride * 16 * acc_es)], (16,), (acc_es,),
-                          s.dtype.np).reshape(mv, nblk * 16)[:, :nv]
-            y = _convert(plan, acc, params, s.dtype, d.dtype)
-            for _, r0, r1, c0, c1 in targets:
-                buf, off = next(slots)
-                _store(plan, buf, off, d.dtype, dstride, y[r0:r1, c0:c1], combine)
+        return s, d.dtype, plan, combine, targets, mv, nv, sstride, dstride
 
     def _check_quant(self, op: str, plan: _Plan, pre_quant: object, acc: DType,
                      dst: DType) -> None:
@@ -449,7 +470,7 @@ def _convert(plan: _Plan, acc: np.ndarray, params: dict[str, np.ndarray], acc_t:
              dst: DType) -> np.ndarray:
     """quant -> relu -> clip -> convert, for the whole m x n accumulator."""
     if plan.quant is None and plan.relu is None:
-        return acc.astype(dst.np)            # same type: a plain copy (f32 keeps inf/NaN)
+        return acc.astype(dst.np, copy=False)    # same type: acc is a fresh gather already
     with np.errstate(over="ignore", invalid="ignore"):
         if plan.quant is None and acc_t.name != "f32":   # i32 -> i32 with relu: stay exact
             v64 = acc.astype(np.float64)
