@@ -1,10 +1,13 @@
-"""Tile-op speed next to numpy doing the same work in the same run.
+"""Data-movement and matmul tile-op speed next to numpy doing the same work in the same run,
+and against the compiled C++ reference CPU simulator.
 
     python benchmarks/bench_tile.py [--quick]
 
-Goals (issue: tile level), against the compiled C++ reference CPU simulator's figures on a
-2-core machine (quoted from the issue, not measured here): TLOAD ND -> NZ 128x128 f32 within
-1.2x of its ~8.6 us; TMATMUL 128^3 f32 at least 20x faster than its ~2260 us.
+The C++ figures (`CPP_US`) were measured on this project's 2-core build machine on
+2026-11-23: pto-isa's header-only CPU simulator built locally with g++ 12 (`-std=c++20 -O2
+-D__CPU_SIM`), each op timed in a loop, best of 7 loops and of 5 runs (the simulator is
+not part of ptosim and never committed). Goal (issue 17): every op at least as fast as the
+simulator's figure; a repeated op on the same tiles is what both sides time.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import ptosim
 
 from _timing import paired_us
 
-CPP_TLOAD_US, CPP_TMATMUL_US = 8.6, 2260.0
+CPP_US = {"TLOAD Vec ND->ND 64x128 f32": 4.09, "TSTORE Vec->GM 64x128 f32": 3.63,
+          "TLOAD ND->NZ 128x128 f32": 13.33, "TMOV Mat->Left 128x128 f32": 11.30,
+          "TMATMUL 128^3 f32": 5073.7, "TSTORE Acc->GM 128x128 f32": 15.42}
 
 
 def main() -> None:
@@ -27,6 +32,13 @@ def main() -> None:
     m = ptosim.Machine(target="a5")
     a = np.random.default_rng(0).standard_normal((128, 128)).astype(np.float32)
     g = m.global_tensor(m.gm(a), shape=(1, 1, 1, 128, 128), stride=(0, 0, 0, 128, 1))
+    out = m.global_tensor(m.gm(np.zeros_like(a)), shape=(1, 1, 1, 128, 128),
+                          stride=(0, 0, 0, 128, 1))
+    half = a[:64].copy()
+    gv = m.global_tensor(m.gm(half), shape=(1, 1, 1, 64, 128), stride=(0, 0, 0, 128, 1))
+    gv_out = m.global_tensor(m.gm(np.zeros_like(half)), shape=(1, 1, 1, 64, 128),
+                             stride=(0, 0, 0, 128, 1))
+    vec = m.tile("Vec", "f32", 64, 128)
     mat = m.tile("Mat", "f32", 128, 128, blayout="ColMajor", slayout="RowMajor")
     mat_b = m.tile("Mat", "f32", 128, 128, blayout="ColMajor", slayout="RowMajor")
     left = m.tile("Left", "f32", 128, 128)
@@ -34,7 +46,12 @@ def main() -> None:
     acc = m.tile("Acc", "f32", 128, 128)
     m.TLOAD(mat_b, g)
     nz = np.empty((16, 128, 8), np.float32)
+    copy = np.empty_like(half)
     rows = [
+        ("TLOAD Vec ND->ND 64x128 f32", *paired_us(
+            lambda: m.TLOAD(vec, gv), lambda: np.copyto(copy, half), 4000 // k)),
+        ("TSTORE Vec->GM 64x128 f32", *paired_us(
+            lambda: m.TSTORE(gv_out, vec), lambda: np.copyto(copy, half), 4000 // k)),
         ("TLOAD ND->NZ 128x128 f32", *paired_us(
             lambda: m.TLOAD(mat, g),
             lambda: nz.__setitem__(slice(None), a.reshape(128, 16, 8).transpose(1, 0, 2)),
@@ -45,14 +62,21 @@ def main() -> None:
     m.TMOV(right, mat_b)
     rows.append(("TMATMUL 128^3 f32", *paired_us(
         lambda: m.TMATMUL(acc, left, right), lambda: a @ a, 200 // k)))
-    print(f"{'op':30} {'ptosim us':>10} {'numpy us':>10} {'ratio':>7}")
+    rows.append(("TSTORE Acc->GM 128x128 f32", *paired_us(
+        lambda: m.TSTORE(out, acc),
+        lambda: nz.__setitem__(slice(None), a.reshape(128, 16, 8).transpose(1, 0, 2)),
+        1000 // k)))
+    print(f"{'op':30} {'ptosim us':>10} {'numpy us':>10} {'ratio':>7} {'C++ us':>8} "
+          f"{'vs C++':>7}")
+    missed = []
     for label, ours, base in rows:
-        print(f"{label:30} {ours:10.1f} {base:10.1f} {ours / base:7.2f}")
-    tload, tmm = rows[0][1], rows[2][1]
-    print(f"goal TLOAD within 1.2x of the C++ simulator's ~{CPP_TLOAD_US} us: "
-          f"{tload / CPP_TLOAD_US:.2f}x {'met' if tload <= 1.2 * CPP_TLOAD_US else 'MISSED'}")
-    print(f"goal TMATMUL >= 20x faster than the C++ simulator's ~{CPP_TMATMUL_US:.0f} us: "
-          f"{CPP_TMATMUL_US / tmm:.0f}x {'met' if CPP_TMATMUL_US / tmm >= 20 else 'MISSED'}")
+        cpp = CPP_US[label]
+        print(f"{label:30} {ours:10.1f} {base:10.1f} {ours / base:7.2f} {cpp:8.1f} "
+              f"{ours / cpp:6.2f}x")
+        if ours > cpp:
+            missed.append(label)
+    print("goal every op at least as fast as the C++ simulator: "
+          + ("met" if not missed else f"MISSED ({', '.join(missed)})"))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ def data(rng, dt, n):
 OPS = [("TADD", 2), ("TSUB", 2), ("TMUL", 2), ("TDIV", 2), ("TMAX", 2), ("TMIN", 2),
        ("TADDS", "s"), ("TSUBS", "s"), ("TMULS", "s"), ("TMAXS", "s"), ("TMINS", "s"),
        ("TABS", 1), ("TNEG", 1), ("TEXP", 1), ("TLOG", 1), ("TSQRT", 1),
-       ("TROWSUM", "row"), ("TCOLMAX", "col"), ("TPARTADD", 2)]
+       ("TROWSUM", "row"), ("TCOLMAX", "col"), ("TPARTADD", 2),
+       ("TROWEXPANDSUB", "expand"), ("TROWEXPANDMUL", "expand"), ("TROWEXPANDDIV", "expand")]
 INT_OPS = [("TADD", 2), ("TSUB", 2), ("TMUL", 2), ("TMAX", 2), ("TMIN", 2), ("TAND", 2),
            ("TOR", 2), ("TXOR", 2), ("TADDS", "s"), ("TMULS", "s"), ("TABS", 1)]
 
@@ -36,6 +37,8 @@ def run_twice(op, kind, dt, observed, inplace=False):
     rng = np.random.default_rng(5)
     vr, vc = 37, 50
     a, b = (m.tile("Vec", dt, 64, 64, valid=(vr, vc)) for _ in range(2))
+    if kind == "expand":                 # b: one valid column broadcast along each row
+        b = m.tile("Vec", dt, 64, 16, valid=(vr, 1))
     if kind == "row":
         d = m.tile("Vec", dt, 64, 16, valid=(vr, 1))
     elif kind == "col":
@@ -47,7 +50,7 @@ def run_twice(op, kind, dt, observed, inplace=False):
         for t in (a, b, *(() if d is a else (d,))):
             m.write(t.ptr, data(rng, dt, t.rows * t.cols))
         call = getattr(m, op)
-        if kind == 2:
+        if kind in (2, "expand"):
             call(d, a, b)
         elif kind == "s":
             call(d, a, 3 if dt.startswith("i") else 1.5)

@@ -119,6 +119,8 @@ def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[st
     call their family with the bound operands."""
     fam = rule.family
     dst = v["dst"]
+    if fam == "rowexpandop":
+        return _prepared_rowexpand(m, op, rule, v, kw)
     ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name)) \
         if fam in ("binary", "unary", "scalar") else None
     names = {"binary": ("src0", "src1"), "unary": ("src",), "scalar": ("src",)}.get(fam, ())
@@ -138,6 +140,33 @@ def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[st
         else:
             with np.errstate(all="ignore"):
                 ufunc(*ins, out=out)
+    return call
+
+
+def _prepared_rowexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+                        kw: dict[str, Any]) -> Callable[[], None]:
+    """A row expand-op whose broadcast operand is its column 0 (valid cols 1, or
+    ``src1_col`` 1 as a .pto op has): the ufunc broadcasts that column itself."""
+    dst = v["dst"]
+    ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name))
+    full, bc = _expand_operands(op, v, 1)
+    b = v[bc]
+    col0 = kw.get("src1_col") == 1 or (kw.get("src1_col") is None and b.valid[1] == 1)
+    if ufunc is None or not col0 or any(v[n].dtype != dst.dtype for n in ("src0", "src1")):
+        family = FAMILIES[rule.family]
+        return lambda: family(m, op, rule, v, kw)
+    vr, vc = dst.valid
+    out = _nd(m, dst, "W", "dst")[:vr, :vc]
+    a, col = _view(m, v[full]), _view(m, b)[:vr, :1]
+    x, y = (a, col) if full == "src0" else (col, a)
+    quiet = alu.quiet_state()
+
+    def call() -> None:
+        if quiet[0]:
+            ufunc(x, y, out=out)
+        else:
+            with np.errstate(all="ignore"):
+                ufunc(x, y, out=out)
     return call
 
 
