@@ -24,7 +24,9 @@ OPS = [("TADD", 2), ("TSUB", 2), ("TMUL", 2), ("TDIV", 2), ("TMAX", 2), ("TMIN",
        ("TADDS", "s"), ("TSUBS", "s"), ("TMULS", "s"), ("TMAXS", "s"), ("TMINS", "s"),
        ("TABS", 1), ("TNEG", 1), ("TEXP", 1), ("TLOG", 1), ("TSQRT", 1),
        ("TROWSUM", "row"), ("TCOLMAX", "col"), ("TPARTADD", 2),
-       ("TROWEXPANDSUB", "expand"), ("TROWEXPANDMUL", "expand"), ("TROWEXPANDDIV", "expand")]
+       ("TROWEXPANDSUB", "expand"), ("TROWEXPANDMUL", "expand"), ("TROWEXPANDDIV", "expand"),
+       ("TROWMAX", "row"), ("TROWMIN", "row"), ("TROWPROD", "row"), ("TCOLSUM", "col"),
+       ("TROWARGMAX", "rowarg"), ("TROWARGMIN", "rowarg"), ("TCOLARGMAX", "colarg")]
 INT_OPS = [("TADD", 2), ("TSUB", 2), ("TMUL", 2), ("TMAX", 2), ("TMIN", 2), ("TAND", 2),
            ("TOR", 2), ("TXOR", 2), ("TADDS", "s"), ("TMULS", "s"), ("TABS", 1)]
 
@@ -41,14 +43,18 @@ def run_twice(op, kind, dt, observed, inplace=False):
         b = m.tile("Vec", dt, 64, 16, valid=(vr, 1))
     if kind == "row":
         d = m.tile("Vec", dt, 64, 16, valid=(vr, 1))
+    elif kind == "rowarg":
+        d = m.tile("Vec", "i32", 64, 8, valid=(vr, 1))
+    elif kind == "colarg":
+        d = m.tile("Vec", "i32", 1, 64, valid=(1, vc))
     elif kind == "col":
         d = m.tile("Vec", dt, 1, 64, valid=(1, vc))
-    else:
+    elif kind not in ("rowarg", "colarg"):
         d = a if inplace else m.tile("Vec", dt, 64, 64, valid=(vr, vc))
     out = None
     for _ in range(2):
         for t in (a, b, *(() if d is a else (d,))):
-            m.write(t.ptr, data(rng, dt, t.rows * t.cols))
+            m.write(t.ptr, data(rng, t.dtype.name, t.rows * t.cols))
         call = getattr(m, op)
         if kind in (2, "expand"):
             call(d, a, b)

@@ -121,6 +121,9 @@ def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[st
     dst = v["dst"]
     if fam == "rowexpandop":
         return _prepared_rowexpand(m, op, rule, v, kw)
+    if fam in ("rowreduce", "rowarg") or (fam in ("colreduce", "colarg")
+                                          and not kw.get("is_binary")):
+        return _prepared_reduce(m, op, rule, v, kw)
     ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name)) \
         if fam in ("binary", "unary", "scalar") else None
     names = {"binary": ("src0", "src1"), "unary": ("src",), "scalar": ("src",)}.get(fam, ())
@@ -141,6 +144,32 @@ def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[st
             with np.errstate(all="ignore"):
                 ufunc(*ins, out=out)
     return call
+
+
+def _prepared_reduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+                     kw: dict[str, Any]) -> Callable[[], None]:
+    """A row / column reduction or arg reduction on fixed views: the family's own
+    arithmetic (`_reduce_rows`, `_reduce_cols`, `_argext`) into dst's fixed cells."""
+    src, dst = v["src"], v["dst"]
+    vr, vc = src.valid
+    rows = rule.family.startswith("row")
+    x = _view(m, src)
+    out = _nd(m, dst, "W", "dst")[:vr, :1] if rows else _nd(m, dst, "W", "dst")[:1, :vc]
+    dt, lane, np_dt = dst.dtype, rule.lane, dst.dtype.np
+    if rule.family.endswith("arg"):
+        wide = src.dtype.is_float and src.dtype.name != "f32"
+
+        def arg() -> None:
+            y = x.astype(np.float64) if wide else x
+            out[...] = _argext(y, lane, 1 if rows else 0).reshape(out.shape).astype(
+                np_dt, copy=False)
+        return arg
+    if rows:
+        def row() -> None:
+            out[...] = _reduce_rows(x, lane, dt).reshape(vr, 1).astype(np_dt, copy=False)
+        return row
+    family = FAMILIES[rule.family]
+    return lambda: family(m, op, rule, v, kw)
 
 
 def _prepared_rowexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
