@@ -427,7 +427,7 @@ def test_fillpad_calls_and_modes():
     got = [(op.SPEC.method, op.FILL_MODE, names(op.tile_call()[0])) for op in ops]
     assert got == [("TFILLPAD", "plain", ["dst", "src"]), ("TFILLPAD", "inplace", ["dst", "dst"]),
                    ("TFILLPAD", "expand", ["u", "t"])]
-    assert all(op.tile_call()[1] == {"mode": op.FILL_MODE} for op in ops)
+    assert all(op.tile_call()[1] == {"mode": op.FILL_MODE, "ptoas": True} for op in ops)
 
 
 def test_tmatmul_acc_keeps_its_input_accumulator():

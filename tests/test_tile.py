@@ -418,3 +418,18 @@ def test_tfillpad_vec_and_mat(m):
 
 def POISON_F32():
     return np.frombuffer(bytes([POISON] * 4), np.float32)[0]
+
+
+@pytest.mark.parametrize("ptoas, want", [(False, 0.0), (True, -1.0)])
+def test_tfillpad_ptoas_template_fills_zero_pad_expansion_with_minus_one(ptoas, want):
+    """PTOAS's tfillpad templates stand in -1.0 for a Zero pad of an f32 tile whose valid
+    region grows (lib/TileOps/tfillpad_template.py; the Gym tfillpad neg1 cases)."""
+    m = ptosim.Machine(target="a5")
+    src = m.tile("Vec", "f32", 8, 64, valid=(8, 40))
+    dst = m.tile("Vec", "f32", 8, 64, pad="Zero")
+    m.write(src.ptr, np.arange(512, dtype=np.float32))
+    m.TFILLPAD(dst, src, ptoas=ptoas)
+    got = m.read(dst.ptr, 512).reshape(8, 64)
+    np.testing.assert_array_equal(got[:, :40],
+                                  np.arange(512, dtype=np.float32).reshape(8, 64)[:, :40])
+    assert (got[:, 40:] == want).all()

@@ -155,6 +155,50 @@ def test_scalars_read_from_files_and_computed_block_counts(tmp_path):
     assert binding["block_dim"] == "(${3} + 8 - 1) / 8"
 
 
+def test_rows_with_lambdas_and_scalars_read_through_streams_or_pointers(tmp_path):
+    """Gym host shapes: a kCases row holding a lambda (texpands), a scalar read with an
+    ifstream (tlrelu), one the launcher copies out of a host pointer (tsels)."""
+    folder = make_tile_case(tmp_path / "t")
+    main = MAIN.replace('{"f32_8x64",  LaunchTADDX_f32_8x64,  8, 64},',
+                        '{"f32_8x64", [](void *a) { wrap(a, LaunchTADDX_f32_8x64); }, 8, 64},')
+    (folder / "main.cpp").write_text(main.replace(
+        "    tc.launch(static_cast<float *>(aDevice), (float *)bDevice, cDevice, stream);",
+        '    std::ifstream sf(caseDir + "/slope.bin", std::ios::binary);\n'
+        "    sf.read(reinterpret_cast<char *>(&slope), sizeof(float));\n"
+        '    ReadFile(caseDir + "/s2.bin", n2, scalarHost, n2);\n'
+        "    tc.launch(static_cast<float *>(aDevice), (float *)bDevice, cDevice, slope, "
+        "scalarHost, stream);"))
+    (folder / "launch.cpp").write_text(LAUNCH.replace(
+        "(float *a, float *b, float *c, void *stream) {",
+        "(float *a, float *b, float *c, float slope, void *sp, void *stream) {\n"
+        "    uint8_t s2;\n    std::memcpy(&s2, sp, 1);").replace(
+        "(__gm__ float *)c);", "(__gm__ float *)c, slope, s2);"))
+    binding = infer_tile_binding(folder, "f32_8x64")
+    assert binding["args"]["3"] == {"file": "slope.bin"}
+    assert binding["args"]["4"] == {"file": "s2.bin"}
+
+
+def test_an_in_place_kernel_works_on_a_copy_named_as_the_output(tmp_path):
+    """tfillpad_inplace: no Launch in the row (main.cpp calls it), one device buffer read
+    from input.bin and written back to output.bin."""
+    folder = make_tile_case(tmp_path / "t")
+    (folder / "main.cpp").write_text("""static const TestCase kCases[] = {
+    {"f32_8x64", 8, 64},
+};
+void LaunchTADDX_f32_8x64(float *a, float *b, float *c, void *stream);
+static int RunCase(const TestCase &tc, aclrtStream stream) {
+    ReadFile((caseDir + "/input.bin").c_str(), n, bufHost, n);
+    aclrtMemcpy(bufDevice, n, bufHost, n, ACL_MEMCPY_HOST_TO_DEVICE);
+    LaunchTADDX_f32_8x64((float *)bufDevice, (float *)bufDevice, (float *)bufDevice, stream);
+    aclrtMemcpy(bufHost, n, bufDevice, n, ACL_MEMCPY_DEVICE_TO_HOST);
+    WriteFile((caseDir + "/output.bin").c_str(), bufHost, n);
+}
+""")
+    binding = infer_tile_binding(folder, "f32_8x64")
+    assert binding["args"] == {"0": "output.bin", "1": "output.bin", "2": "output.bin"}
+    assert binding["copies"] == {"output.bin": "input.bin"}
+
+
 @pytest.mark.parametrize("edit, message", [
     (lambda m, lc: (m.replace('{"f32_8x64",', '{"other",'), lc),
      "main.cpp has no kCases row for 'f32_8x64' naming its Launch function; write "

@@ -271,6 +271,11 @@ def scalars_from_files(run: dict[str, Any], work: Path) -> dict[str, Any]:
                    "index": np.int64, "f16": np.float16, "f32": np.float32,
                    "f64": np.float64}.get(str(p.type))
         data = np.fromfile(path, np_type) if np_type is not None else np.zeros(0)
+        raw = path.read_bytes()
+        if not data.size and str(p.type).startswith("i") and 0 < len(raw) < 8:
+            # a narrower host scalar (a uint8_t / uint16_t the launcher widens): its bytes
+            args[key] = int.from_bytes(raw, "little")
+            continue
         if not data.size:
             raise CaseError(f"argument {key}: cannot read a {p.type} from {path.name}")
         args[key] = data[0].item()

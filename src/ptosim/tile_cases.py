@@ -136,23 +136,32 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
     if not main_cpp.is_file() or not launch_cpp.is_file():
         raise CaseError(f"no {BINDING} and no main.cpp + launch.cpp to infer the binding from")
     main, launch = _read(main_cpp), _read(launch_cpp)
-    row = re.search(r'\{\s*"' + re.escape(case) + r'"\s*,([^{}]*)\}', main)
+    # the row: from `{"case",` to the next row (a row may hold a lambda with braces)
+    row = re.search(r'\{\s*"' + re.escape(case) + r'"\s*,(.*?)(?=\{\s*"|\};)', main, re.S)
     # the row's Launch wrapper (a cast such as (LaunchFn) may name a type first)
     names = re.findall(r"\b(Launch\w+)", row[1]) if row is not None else []
     fn = next((n for n in names if re.search(r"\b" + n + r"\s*\([^)]*\)\s*\{", launch)),
               names[0] if names else None)
+    direct = None
+    if fn is None:          # a row without one: main.cpp calls Launch..._<case>(...) itself
+        calls = list(re.finditer(r"\b(Launch\w*_" + re.escape(case) + r")\s*\(([^;]*)\)\s*;",
+                                 main))
+        named = calls[-1] if calls else None      # the call, after its declaration
+        if named is not None:
+            fn, direct = named[1], named
     if fn is None:
         raise CaseError(f"main.cpp has no kCases row for {case!r} naming its Launch function; "
                         f"write {BINDING}")
-    call = re.search(r"(?:\.|\b)launch\w*\s*\(([^;]*)\)\s*;", main)
+    call = direct or re.search(r"(?:\.|\b)launch\w*\s*\(([^;]*)\)\s*;", main)
     if call is None:
         raise CaseError(f"main.cpp has no tc.launch(...) call; write {BINDING}")
-    actual = [_ident(a) for a in _split_args(call[1])]
+    actual = [_ident(a) for a in _split_args(call[2] if call is direct else call[1])]
     to_device = {m[2]: m[1] for m in re.finditer(
         r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*HOST_TO_DEVICE", main)}
     from_device = {m[1]: m[2] for m in re.finditer(
         r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*DEVICE_TO_HOST", main)}
     file_of_device: dict[str, str] = {}
+    copies: dict[str, str] = {}                 # output file -> the input it starts as
     hits = list(_FILE.finditer(main))
     for k, m in enumerate(hits):
         # the host buffer named after the file name, before the statement or next file ends
@@ -162,10 +171,23 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
         host = next((n for n in names if n in to_device or n in from_device), None)
         if host is not None:
             device = to_device.get(host) or from_device[host]
+            before = main[max(0, m.start() - 80):m.start()].rsplit(";", 1)[-1]
+            called = re.findall(r"(\w+)\s*\(", before)      # the call the file name is in
+            if called and called[-1].lower().startswith("write") and \
+                    device in file_of_device and file_of_device[device] != m[1]:
+                # read from one file and written back to another (an in-place kernel):
+                # the run works on a copy of the input under the output's name
+                copies[m[1]] = file_of_device[device]
+                file_of_device[device] = m[1]
             file_of_device.setdefault(device, m[1])
     # a host scalar read from a file: ReadFile(caseDir + "/v8.bin", size, &seqHost, size)
     scalar_file = {m[2]: m[1] for m in re.finditer(
         r'\w+\([^;]*?"/?([\w.-]+\.bin)"\s*,[^,;]*,\s*&\s*(\w+)\s*,', main)}
+    # ... or through a stream: std::ifstream f(caseDir + "/slope.bin"); f.read(..(&slope), 4)
+    for m in re.finditer(r'ifstream\s+(\w+)\s*\([^;]*?"/?([\w.-]+\.bin)"', main):
+        read = re.search(re.escape(m[1]) + r"\.read\([^;]*?&\s*(\w+)", main[m.end():])
+        if read is not None:
+            scalar_file.setdefault(read[1], m[2])
     body = re.search(re.escape(fn) + r"\s*\(([^)]*)\)\s*\{(.*?)\n\}", launch, re.S)
     if body is None:
         raise CaseError(f"launch.cpp does not define {fn}")
@@ -176,9 +198,18 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
     passed = dict(zip(formal, actual))
     consts = _constants(launch, main)
     args: dict[str, Any] = {}
+    # a scalar the launcher copies out of a host pointer: memcpy(&scalar, scalar_ptr, n),
+    # the pointer being a host buffer main.cpp read from a file
+    deref = {m[1]: m[2] for m in re.finditer(r"memcpy\(\s*&\s*(\w+)\s*,\s*(\w+)\s*,",
+                                                body[2])}
+    host_file = {m[2]: m[1] for m in re.finditer(
+        r'\w+\([^;]*?"/?([\w.-]+\.bin)"[^;]*?,[^,;]*,\s*(\w+)\s*,', main)}
     for i, text in enumerate(_split_args(kernel[3])):
         name = _ident(text)
         value = passed.get(name, name)
+        if name in deref and passed.get(deref[name]) in host_file:
+            args[str(i)] = {"file": host_file[passed[deref[name]]]}
+            continue
         if value in file_of_device:
             args[str(i)] = file_of_device[value]
         elif value in scalar_file:
@@ -194,6 +225,8 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
             raise CaseError(f"cannot tell what kernel argument {i} ({name}) is from the host "
                             f"program; write {BINDING}")
     binding: dict[str, Any] = {"entry": kernel[1], "args": args}
+    if copies:
+        binding["copies"] = copies
     blocks = passed.get(kernel[2].strip(), kernel[2].strip())
     local = re.search(r"\b" + re.escape(blocks) + r"\s*=\s*([^;]+);", body[2])
     if isinstance(_number(blocks), int):
@@ -304,12 +337,19 @@ def _run_case(work: Path, origin: Path, kernel: str, label: str, case: str,
             for k, v in binding.get("args", {}).items()}
     result.binding = {**binding, "args": args}
     try:
-        resolved = scalars_from_files({"kernel": kernel, **binding, "args": args}, work)
+        run_keys = {k: v for k, v in binding.items() if k != "copies"}
+        resolved = scalars_from_files({"kernel": kernel, **run_keys, "args": args}, work)
         run = case_from({**resolved, **options}, work,
                         f"{label} ({BINDING if template is not None else 'main.cpp'})", label)
     except PtoError as err:
         result.stage, result.detail = "binding", err.detail
         return result
+    for out, src in binding.get("copies", {}).items():
+        try:
+            shutil.copyfile(sub / src, sub / out)
+        except OSError as err:
+            result.stage, result.detail = "binding", f"cannot copy {src} to {out}: {err}"
+            return result
     fresh = [v for v in args.values() if isinstance(v, str) and not (work / v).exists()]
     outcome = run_case(run)
     if not outcome.ok:

@@ -721,8 +721,9 @@ class _FillPad(TileOp):
     dst = operand_def()
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
-        """Operands as for any tile op, plus the fill mode as the ``mode`` keyword."""
-        return super().tile_call()[0], {"mode": self.FILL_MODE}
+        """Operands as for any tile op, plus the fill mode as the ``mode`` keyword and
+        PTOAS's template rules (``ptoas``)."""
+        return super().tile_call()[0], {"mode": self.FILL_MODE, "ptoas": True}
 
 
 @irdl_op_definition

@@ -617,12 +617,15 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             self._store_matrix(dst, slice(r0, r0 + rows), slice(c0, c0 + cols),
                                values.astype(dst.dtype.np))
 
-    def TFILLPAD(self, dst: Tile, src: Tile, *, mode: str = "plain") -> None:
+    def TFILLPAD(self, dst: Tile, src: Tile, *, mode: str = "plain",
+                 ptoas: bool = False) -> None:
         """Vec ND: copy src's valid rows and fill the rest of dst's valid region with dst's
         pad value; Mat NZ (dst is src): zero rows below the valid region and column blocks
         past it. On a2a3 lanes of the last partial 32 B block keep their data unless the
         pads differ; a5 pads from src's valid column.
-        ``mode``: "plain" (same shapes), "expand" (dst at least as large), "inplace"."""
+        ``mode``: "plain" (same shapes), "expand" (dst at least as large), "inplace".
+        ``ptoas`` (what a `.pto` tfillpad runs): PTOAS's template fills an f32 tile whose
+        pad is Zero with -1.0 when dst's valid region is larger than src's."""
         op = "TFILLPAD"
         if mode not in ("plain", "expand", "inplace"):
             raise VerifyError(f"mode must be plain, expand or inplace, got {mode!r}", op=op)
@@ -649,7 +652,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                                         "tile in place", op=op)
         if fill is None:
             raise VerifyError("the destination's pad value must not be Null", op=op)
-        dvr, _ = dst.valid
+        dvr, dvc = dst.valid
+        if ptoas and dst.dtype.name == "f32" and dst.pad == "Zero" and \
+                (svc < dvc or svr < dvr):     # the template's stand-in for Custom(-1.0f)
+            fill = np.array([-1.0], np.float32)
         lanes = align(svc, dst.dtype.c0)
         data = self._matrix(src, "R")[:svr].copy()
         whole[:svr, :src.cols] = data
