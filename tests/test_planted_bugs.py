@@ -72,9 +72,17 @@ def trace_back(out: str) -> list[str]:
 
 def test_the_correct_kernel_matches(tmp_path, capsys):
     argv = setup(tmp_path, kernel(), A + B)
-    code, out, _ = run([*argv, "--compare", "c=g.bin".replace("g.bin", str(tmp_path / "g.bin"))],
-                       capsys)
+    code, out, err = run([*argv, "--compare", "c=g.bin".replace("g.bin", str(tmp_path / "g.bin"))],
+                         capsys)
     assert code == 0 and "compare c: all 256 elements (256) match" in out
+    assert "warning" not in err
+
+
+def test_a_tile_passed_twice_is_no_overlap(tmp_path, capsys):
+    text = kernel().replace("pto.tadd ins(%x, %y", "pto.tadd ins(%x, %x")
+    argv = setup(tmp_path, text, A + A)
+    code, out, err = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}"], capsys)
+    assert code == 0 and "warning" not in err
 
 
 def test_wrong_stride_leads_to_the_load_that_reads_too_little(tmp_path, capsys):
@@ -123,9 +131,13 @@ def test_wrong_layout_of_the_output_is_an_error_at_the_store(tmp_path, capsys):
 def test_overlapping_operands_show_one_load_feeding_both(tmp_path, capsys):
     # y placed at byte 0, on top of x: b's load overwrites a's tile
     argv = setup(tmp_path, kernel(y_addr=" addr = %c0_i64"), A + B)
-    code, out, _ = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}", "--shape", "c=16x16"],
-                       capsys)
+    code, out, err = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}", "--shape",
+                          "c=16x16"], capsys)
     assert code == 1
+    # the run itself warns at the add, with a note at the second allocation
+    assert "k.pto:17:5: warning: pto.tadd: source tiles %x and %y are different allocations " \
+           "sharing ub bytes [0, 1024); loading one overwrites the other" in err
+    assert "k.pto:10:5: note: %y is allocated here, over %x" in err
     chain = trace_back(out)
     add = next(t for t in chain if " pto.tadd " in t)
     assert add.count("block0 aiv0 ub [0, 1024)") == 2       # both operands, same bytes

@@ -255,6 +255,8 @@ def _run(args: argparse.Namespace) -> int:
         progress.done()
         for diag in log.diagnostics:        # also when the run failed: they may explain it
             _diagnostic(diag.render(), diag.loc)
+            if diag.related is not None:
+                _diagnostic(render(diag.related, "note", diag.note), diag.related)
     severity = "error" if args.hazards == "error" else "warning"
     findings = result.findings
     if findings and not kernel.has_sync():

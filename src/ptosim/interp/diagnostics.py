@@ -62,6 +62,8 @@ class Diagnostic:
     loc: str | None
     count: int = 1
     severity: str = "warning"
+    related: str | None = None      # a second location, printed as a ``note:`` line
+    note: str = ""
 
     def render(self) -> str:
         return render(self.loc, self.severity, self.message, self.count)
@@ -75,11 +77,12 @@ class WarningLog:
         self.current: Operation | None = None
         self._entries: dict[tuple[str | None, str], Diagnostic] = {}
 
-    def __call__(self, message: str) -> None:
+    def __call__(self, message: str, related: str | None = None, note: str = "") -> None:
         loc = self.locate(self.current) if self.current is not None else None
         entry = self._entries.get((loc, message))
         if entry is None:
-            self._entries[(loc, message)] = Diagnostic(message, loc)
+            self._entries[(loc, message)] = Diagnostic(message, loc, related=related,
+                                                        note=note)
         else:
             entry.count += 1
 

@@ -35,6 +35,7 @@ from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
+from ..tile.tile import Tile
 from .tiles import alloc_tile, make_view, partition, resolve
 
 # xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
@@ -437,6 +438,8 @@ class Executor:
         pos, kw = call
         args = resolve([_resolve(state.env, a) for a in pos])
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
+        if self.warnings is not None and len(args) > 2:
+            self._overlapping_sources(op, pos, args)
         acc_in = getattr(op, "acc_in", None)
         before: Callable[[], None] | None = None
         if acc_in is not None and state.env[acc_in] is not args[0]:
@@ -446,6 +449,35 @@ class Executor:
                 self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
             before = copy
         return self._invoke(state, op, spec, args, kw, before)
+
+
+    def _overlapping_sources(self, op: Operation, pos: list[Any], args: list[Any]) -> None:
+        """Warn when two source tiles of one op (the operands after the destination) are
+        different allocations sharing bytes: one load then overwrites the other's data
+        (a tile passed twice, or one allocation under two names, is fine)."""
+        seen: list[tuple[Any, Any]] = []
+        for value, t in zip(pos[1:], args[1:]):
+            if not isinstance(t, Tile) or not isinstance(value, SSAValue):
+                continue
+            for other_value, u in seen:
+                p, q = t.ptr, u.ptr
+                if value is other_value or (p.space, p.sub, p.block) != \
+                        (q.space, q.sub, q.block):
+                    continue
+                lo, hi = max(p.offset, q.offset), min(p.offset + t.nbytes, q.offset + u.nbytes)
+                if lo >= hi or not (isinstance(value, OpResult) and
+                                    isinstance(other_value, OpResult)) or \
+                        value.op is other_value.op:
+                    continue
+                assert self.warnings is not None
+                self.warnings.current = op
+                self.warnings(f"{op.name}: source tiles %{other_value.name_hint or '?'} and "
+                              f"%{value.name_hint or '?'} are different allocations sharing "
+                              f"{p.space} bytes [{lo}, {hi}); loading one overwrites the "
+                              f"other", related=self.locate(value.op),
+                              note=f"%{value.name_hint or '?'} is allocated here, over "
+                                   f"%{other_value.name_hint or '?'}")
+            seen.append((value, t))
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
