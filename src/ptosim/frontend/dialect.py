@@ -29,6 +29,7 @@ from .cube_ops import (
     MteL1L0bMxOp,
     MteL1L0bOp,
 )
+from .debug_ops import PrintOp
 from .dma_ops import (
     MteGmL1FracOp,
     MteGmL1Op,
@@ -98,7 +99,7 @@ OTHER_OPS = (
     CastPtrOp, AddPtrOp, SectionCubeOp, SectionVectorOp, GetBlockIdxOp, GetBlockNumOp,
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
-    Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp,
+    Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:

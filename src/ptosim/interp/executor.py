@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import sys
 import time
 import weakref
 from collections.abc import Callable, Generator, Iterable
@@ -732,6 +733,16 @@ def _sbitset(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [wrap(bits | mask if op.BIT_VALUE else bits & ~mask, 64)]  # type: ignore[attr-defined]
 
 
+def _print_scalar(ex: Executor, st: CoreState, op: Operation) -> None:
+    """``pto.print``: printf of one scalar on the core that runs it (to stdout, as
+    TPRINT's text goes)."""
+    from ..frontend.debug_ops import c_printf
+    value, t = st.env[op.operands[0]], op.operands[0].type
+    bits = _int_width(t) if isinstance(t, (IntegerType, IndexType)) else 64
+    sys.stdout.write(c_printf(op.format.data, value, bits))  # type: ignore[attr-defined]
+    sys.stdout.flush()
+
+
 def _sync_set(ex: Executor, st: CoreState, op: Operation) -> None:
     ex.sync.signal(st.core, _sync_id(st, op), op)
 
@@ -767,7 +778,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.set_flag_dyn": _flag, "pto.wait_flag_dyn": _flag,
     "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
     "pto.mem_bar": _mem_bar,
-    "pto.sync.set": _sync_set,
+    "pto.sync.set": _sync_set, "pto.print": _print_scalar,
 }
 
 

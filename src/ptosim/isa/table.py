@@ -125,6 +125,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _other("get_subblock_idx", "scalar"), _other("get_subblock_num", "scalar"),
     _other("get_ctrl", "scalar"), _other("set_ctrl", "scalar"),
     _other("sbitset0", "scalar"), _other("sbitset1", "scalar"),
+    _other("print", "scalar"),         # printf of one scalar (frontend/debug_ops.py)
     # synchronisation: events of the hazard checker and the timeline; no Python face yet
     _other("set_flag", "sync", method="set_flag", implemented=False),
     _other("wait_flag", "sync", method="wait_flag", implemented=False),
