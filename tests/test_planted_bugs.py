@@ -152,3 +152,33 @@ def test_uninitialised_read_is_named_at_the_op(tmp_path, capsys):
     assert "initcheck: output c depends on on-chip bytes nothing wrote" in err
     line = next(t for t in err.splitlines() if t.startswith("initcheck: first op"))
     assert ":17:5 pto.tadd (block0.aiv0)" in line and "never written" in line
+
+
+def test_a_tile_dump_shows_the_loaded_tile_as_numbers_and_a_picture(tmp_path, capsys):
+    """--dump %y@14: the tile operand %y of line 14's tload, in logical order, as .npy
+    (its element type) and .png: with the overlap bug, y holds b where a was expected."""
+    argv = setup(tmp_path, kernel(y_addr=" addr = %c0_i64"), A + B)
+    code, out, err = run([*argv, "--dump", "%y@14", "--dump", "%x@13", "--dump-dir",
+                          str(tmp_path)], capsys)
+    assert code == 0
+    y = np.load(tmp_path / "dump-y-L14.npy")
+    x = np.load(tmp_path / "dump-x-L13.npy")
+    assert y.dtype == np.float32 and y.shape == (16, 16)
+    np.testing.assert_array_equal(x, A)          # right after x's load
+    np.testing.assert_array_equal(y, B)          # right after y's load, in x's bytes too
+    assert (tmp_path / "dump-y-L14.png").stat().st_size > 1000
+    assert "dump %y@14: the Vec tile's valid 16x16 f32 after run 1 of line 14" in err
+
+
+def test_a_tile_dump_without_matplotlib_still_writes_the_numbers(tmp_path):
+    import subprocess
+    import sys
+    argv = setup(tmp_path, kernel(), A + B)
+    code = ("import sys; sys.modules['matplotlib'] = None; from ptosim.cli import main; "
+            f"sys.exit(main(['run', *{argv!r}, '--dump', '%y@14', '--dump-dir', "
+            f"{str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "(no picture: drawing pictures needs matplotlib" in done.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "dump-y-L14.npy"), B)
+    assert not (tmp_path / "dump-y-L14.png").exists()

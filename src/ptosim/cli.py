@@ -813,7 +813,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dump", action="append", metavar="BUFFER@LINE[#N]",
                      help="save a buffer (l1 l0a l0b l0c bt fb ub ub1, blockK.l1, or a GM "
                           "parameter %%c) as .npy bytes right after the op on LINE runs (the "
-                          "last time, or its Nth run); repeatable")
+                          "last time, or its Nth run); a tile operand of that op (%%y) as its "
+                          "valid region in logical order, plus a .png picture; repeatable")
     run.add_argument("--dump-dir", metavar="DIR", help="where --dump files go (default .)")
     run.add_argument("--initcheck", action="store_true",
                      help="run a second time with on-chip memory starting as 0xFF bytes and "

@@ -3,8 +3,10 @@ the op on a kernel line runs (the last time it runs, or its Nth run with ``#N``)
 
 BUFFER names raw memory: an on-chip buffer (``l1``, ``l0a``, ``l0b``, ``l0c``, ``bt``,
 ``fb``, ``ub`` = AIV0's UB, ``ub1`` = AIV1's), optionally of another block (``block2.l1``),
-or a GM kernel parameter (``%c``). The file holds the bytes as ``uint8``; view them with
-``np.load(f).view(np.float16)`` and a layout (``ptosim layout``) to read tiles.
+or a GM kernel parameter (``%c``); such a file holds the bytes as ``uint8``. Or a tile
+operand of the op on that line (``%y``, an ``alloc_tile`` result the op reads or writes):
+its valid region in logical (row, column) order and its element type, plus a picture
+(``.png``, with matplotlib: ``pip install 'ptosim[plot]'``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from ..errors import PtoValueError
+from ..plotting import MissingDependencyError, require_matplotlib
 from .diagnostics import split_loc
 
 _SPEC = re.compile(r"^(?:block(\d+)\.)?(%[\w.$-]+|ub1?|l1|l0a|l0b|l0c|bt|fb)@(\d+)(?:#(\d+))?$")
@@ -33,6 +36,7 @@ class DumpRequest:
     nth: int | None          # 1-based run of the op to take; None: the last
     seen: int = 0
     data: np.ndarray | None = None
+    tile: Any = None            # the Tile when BUFFER named a tile operand of the op
 
     @property
     def filename(self) -> str:
@@ -62,6 +66,7 @@ class Dumper:
         self.machine = machine
         self.locate = locate
         self._op: Operation | None = None
+        self._tiles: dict[str, Any] = {}
 
     def _buffer(self, req: DumpRequest) -> np.ndarray:
         m = self.machine
@@ -81,6 +86,16 @@ class Dumper:
     def begin_op(self, core: Any, op: Operation, spec: Any, args: list[Any], pipe: str,
                  kwargs: dict[str, Any] | None = None) -> None:
         self._op = op
+        self._tiles.clear()
+        call = getattr(op, "tile_call", None)
+        if call is not None:        # tile operands by their SSA names, for %name dumps
+            from ..tile.tile import Tile
+            for value, arg in zip(call()[0], args):
+                if isinstance(arg, Tile) and getattr(value, "name_hint", None):
+                    self._tiles["%" + value.name_hint] = arg
+
+    def _is_gm(self, name: str) -> bool:
+        return any(a.name and a.name.split(" ")[0] == name for a in self.machine._gm)
 
     def end_op(self) -> None:
         op, self._op = self._op, None
@@ -90,9 +105,16 @@ class Dumper:
         line = where[1]
         for req in self.requests:
             if req.line == line:
+                tile = self._tiles.get(req.buffer) if req.buffer.startswith("%") and \
+                    not self._is_gm(req.buffer) else None
+                if tile is not None and req.block and tile.ptr.block != req.block:
+                    continue
                 req.seen += 1
                 if req.nth is None or req.seen == req.nth:
-                    req.data = self._buffer(req).copy()
+                    if tile is not None:
+                        req.tile, req.data = tile, self.machine.read_tile(tile)
+                    else:
+                        req.data = self._buffer(req).copy()
 
     def __getattr__(self, name: str) -> Callable[..., None]:
         # the other observer events (access, flags, semaphores) do not matter here
@@ -111,6 +133,47 @@ def write_dumps(requests: list[DumpRequest], folder: Path) -> list[str]:
         path = folder / req.filename
         np.save(path, req.data)
         run = req.seen if req.nth is None else req.nth
-        lines.append(f"dump {req.text}: {req.data.size:,} bytes after run {run} of line "
-                     f"{req.line} in {path}")
+        if req.tile is None:
+            lines.append(f"dump {req.text}: {req.data.size:,} bytes after run {run} of line "
+                         f"{req.line} in {path}")
+            continue
+        t = req.tile
+        what = (f"dump {req.text}: the {t.tile_type} tile's valid {t.valid[0]}x{t.valid[1]} "
+                f"{t.dtype.name} after run {run} of line {req.line} in {path}")
+        try:
+            picture = path.with_suffix(".png")
+            tile_picture(req.data, t, f"{req.buffer} after line {req.line}", picture)
+            lines.append(f"{what} (picture {picture})")
+        except MissingDependencyError as err:
+            lines.append(f"{what} (no picture: {err})")
     return lines
+
+
+def tile_picture(values: np.ndarray, tile: Any, title: str, path: Path) -> None:
+    """A heat map of a tile's valid region in logical order: NaN cells black, +inf white,
+    -inf grey, a colour bar for the finite values."""
+    require_matplotlib()
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+
+    x = values.astype(np.float64) if values.dtype.kind in "fiub" else \
+        values.astype(np.float32).astype(np.float64)
+    rows, cols = x.shape
+    fig, ax = plt.subplots(figsize=(max(6.0, min(12, 2 + cols / 8)),
+                                    max(4.0, min(10, 1.5 + rows / 8))))
+    finite = np.isfinite(x)
+    shown = np.where(finite, x, np.nan)
+    image = ax.imshow(shown, cmap="viridis", interpolation="nearest", aspect="auto")
+    for mask, colour in ((np.isnan(x), "black"), (x == np.inf, "white"),
+                         (x == -np.inf, "grey")):
+        if mask.any():
+            ax.imshow(np.where(mask, 1.0, np.nan), cmap=ListedColormap([colour]),
+                      interpolation="nearest", aspect="auto")
+    fig.colorbar(image, ax=ax)
+    ax.set_title(f"{title}: {tile.tile_type} {tile.dtype.name} {tile.rows}x{tile.cols}, "
+                 f"valid {rows}x{cols}\n(NaN black, +inf white, -inf grey)", fontsize=9)
+    ax.set_xlabel("column")
+    ax.set_ylabel("row")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
