@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ptosim.cases import CaseError
@@ -262,3 +263,50 @@ def test_a_failing_gen_data_is_one_error(tmp_path, capsys):
     (folder / "gen_data.py").write_text("raise SystemExit('no data today')\n")
     assert main(["case", str(folder)]) == 1
     assert capsys.readouterr().out.splitlines()[0] == "ERROR taddx (golden): no data today"
+
+
+def test_rows_padded_by_the_host_are_padded_and_unpadded_around_the_run(tmp_path):
+    """tpartmax/tpartmin hosts pad each row to 32 bytes before the copy to the device
+    (PadDataWithStride) and unpad the result: the binding says so, _relayout does it."""
+    from ptosim.tile_cases import _relayout
+    folder = make_tile_case(tmp_path / "t")
+    (folder / "main.cpp").write_text("""struct TestCase {
+    const char *name;
+    LaunchFn    launch;
+    size_t      rows;
+    size_t      cols;
+    size_t      elemSize;
+};
+static const TestCase kCases[] = {
+    {"f32_8x64", (LaunchFn)LaunchTADDX_f32_8x64, 3, 5, sizeof(float)},
+};
+static size_t CalcAlignedCols(size_t cols, size_t elemSize) {
+    return ((cols * elemSize + 31) / 32) * 32 / elemSize;
+}
+static int RunCase(const TestCase &tc, aclrtStream stream) {
+    const size_t alignedCols = CalcAlignedCols(tc.cols, tc.elemSize);
+    ReadFile((caseDir + "/input1.bin").c_str(), n, aOrig, n);
+    ReadFile((caseDir + "/input2.bin").c_str(), n, bOrig, n);
+    PadDataWithStride(aOrig, aHost, tc.rows, tc.cols, alignedCols, tc.elemSize);
+    PadDataWithStride(bOrig, bHost, tc.rows, tc.cols, alignedCols, tc.elemSize);
+    aclrtMemcpy(aDevice, n, aHost, n, ACL_MEMCPY_HOST_TO_DEVICE);
+    aclrtMemcpy(bDevice, n, bHost, n, ACL_MEMCPY_HOST_TO_DEVICE);
+    tc.launch(aDevice, bDevice, cDevice, stream);
+    aclrtMemcpy(cHost, n, cDevice, n, ACL_MEMCPY_DEVICE_TO_HOST);
+    UnpadDataWithStride(cHost, cOrig, tc.rows, tc.cols, alignedCols, tc.elemSize);
+    WriteFile((caseDir + "/output.bin").c_str(), cOrig, n);
+}
+""")
+    binding = infer_tile_binding(folder, "f32_8x64")
+    shape = {"rows": 3, "cols": 5, "stride": 8, "elem": 4}
+    assert binding["rows"] == {"aDevice.rows.bin": {"pad": "input1.bin", **shape},
+                               "bDevice.rows.bin": {"pad": "input2.bin", **shape},
+                               "output.bin": {"unpad": "cDevice.rows.bin", **shape}}
+    dense = np.arange(15, dtype=np.float32)
+    dense.tofile(tmp_path / "d.bin")
+    _relayout(tmp_path / "d.bin", tmp_path / "p.bin", shape, pad=True)
+    padded = np.fromfile(tmp_path / "p.bin", np.float32).reshape(3, 8)
+    np.testing.assert_array_equal(padded[:, :5], dense.reshape(3, 5))
+    assert not padded[:, 5:].any()
+    _relayout(tmp_path / "p.bin", tmp_path / "u.bin", shape, pad=False)
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "u.bin", np.float32), dense)

@@ -730,3 +730,26 @@ def test_tcmps_dense_layout_of_the_ptoas_lowering(name, rows, cols):
                 want[byte] |= 1 << bit
     np.testing.assert_array_equal(m.read(d.ptr, total), want)
     assert (m.read(d.ptr.cast("ui8"), d.nbytes)[total:] == SENTINEL).all()
+
+
+@pytest.mark.parametrize("op, fn", [("TPARTMAX", np.maximum), ("TPARTMIN", np.minimum)])
+@pytest.mark.parametrize("name", ["f32", "i16"])
+def test_tpart_max_min_as_ptoas_lowers_them(op, fn, name):
+    """ptoas=True (what a .pto tpartmax / tpartmin runs, PTOAS lib/TileOps/tpart*_template):
+    dst's valid region filled with the pad Min (max) / Max (min), src0's region copied, then
+    max / min with src1 over src1's region; neither source has to cover dst."""
+    m = mk()
+    a, x = filled(m, name, 16, 64, valid=(12, 64), lo=-50, hi=50)
+    b, y = filled(m, name, 16, 64, valid=(16, 40), lo=-50, hi=50,
+                  rng=np.random.default_rng(4))
+    d = blank(m, name, 16, 64)
+    getattr(m, op)(d, a, b, ptoas=True)
+    dt = NP[name]
+    lim = np.finfo(dt) if name == "f32" else np.iinfo(dt)      # floats: largest finite
+    want = np.full((16, 64), -lim.max if name == "f32" and op == "TPARTMAX" else
+                   lim.min if op == "TPARTMAX" else lim.max, dt)
+    want[:12, :64] = x[:12, :64]
+    want[:16, :40] = fn(want[:16, :40], y[:16, :40])
+    np.testing.assert_array_equal(m.read_tile(d), want)
+    with pytest.raises(ptosim.PtoError, match="must have dst's valid region"):
+        getattr(m, op)(d, a, b)                  # the C++ face keeps a5's rule

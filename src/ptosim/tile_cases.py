@@ -130,6 +130,60 @@ def _split_args(text: str) -> list[str]:
     return [a.strip() for a in out]
 
 
+_SIZEOF = {"float": 4, "half": 2, "aclFloat16": 2, "bfloat16_t": 2, "double": 8,
+           "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4,
+           "uint32_t": 4, "int64_t": 8, "uint64_t": 8}
+
+
+def _case_fields(main: str, case: str) -> dict[str, int]:
+    """The kCases row of ``case`` as {TestCase field: integer value} (sizeof(T) counted)."""
+    struct = re.search(r"struct\s+TestCase\s*\{(.*?)\};", main, re.S)
+    row = re.search(r'\{\s*("' + re.escape(case) + r'"\s*,.*?)\}\s*,?\s*(?=\{\s*"|\};)',
+                    main, re.S)
+    if struct is None or row is None:
+        raise CaseError(f"main.cpp has no TestCase struct or kCases row for {case!r}; write "
+                        f"{BINDING}")
+    fields = [re.split(r"[\s*&]+", d.strip())[-1] for d in
+              re.sub(r"//[^\n]*", "", struct[1]).split(";") if d.strip()]
+    out: dict[str, int] = {}
+    for name, text in zip(fields, _split_args(row[1])):
+        size = re.fullmatch(r"sizeof\(\s*(\w+)\s*\)", text.strip())
+        if size is not None and size[1] in _SIZEOF:
+            out[name] = _SIZEOF[size[1]]
+        elif re.fullmatch(r"\d+", text.strip()):
+            out[name] = int(text)
+    return out
+
+
+def _row_padding(main: str, case: str) -> dict[str, int]:
+    """rows, cols, the padded row length and the element size of a host program that pads
+    each row to a whole number of 32-byte blocks (CalcAlignedCols(tc.cols, tc.elemSize))."""
+    fields = _case_fields(main, case)
+    if not re.search(r"CalcAlignedCols\s*\(\s*tc\.cols\s*,\s*tc\.elemSize\s*\)", main) or \
+            not re.search(r"\+\s*31\s*\)\s*/\s*32\s*\)\s*\*\s*32", main) or \
+            not {"rows", "cols", "elemSize"} <= set(fields):
+        raise CaseError(f"main.cpp pads rows in a way ptosim does not read; write {BINDING}")
+    rows, cols, es = fields["rows"], fields["cols"], fields["elemSize"]
+    return {"rows": rows, "cols": cols, "stride": -(-cols * es // 32) * 32 // es, "elem": es}
+
+
+def _relayout(src: Path, dst: Path, spec: dict[str, int], pad: bool) -> None:
+    """Rows of ``cols`` elements <-> rows ``stride`` elements apart (zeros between)."""
+    import numpy as np
+    rows, cols, stride, es = spec["rows"], spec["cols"], spec["stride"], spec["elem"]
+    raw = np.fromfile(src, np.uint8)
+    if pad:
+        dense = np.zeros(rows * cols * es, np.uint8)
+        dense[:min(raw.size, dense.size)] = raw[:dense.size]
+        out = np.zeros((rows, stride * es), np.uint8)
+        out[:, :cols * es] = dense.reshape(rows, cols * es)
+    else:
+        wide = np.zeros(rows * stride * es, np.uint8)
+        wide[:min(raw.size, wide.size)] = raw[:wide.size]
+        out = wide.reshape(rows, stride * es)[:, :cols * es]
+    out.tofile(dst)
+
+
 def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
     """The binding of sub-case ``case`` implied by the host program (see module doc)."""
     main_cpp, launch_cpp = folder / "main.cpp", folder / "launch.cpp"
@@ -162,6 +216,15 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
         r"aclrtMemcpy\(\s*(\w+)\s*,[^,]+,\s*(\w+)\s*,[^;]*DEVICE_TO_HOST", main)}
     file_of_device: dict[str, str] = {}
     copies: dict[str, str] = {}                 # output file -> the input it starts as
+    # PadDataWithStride(orig, padded, ...) / UnpadDataWithStride(padded, orig, ...):
+    # orig -> (padded, whether orig is an input)
+    rows_of: dict[str, tuple[str, bool]] = {}
+    for m in re.finditer(r"\b(Pad|Unpad)DataWithStride\(\s*(\w+)\s*,\s*(\w+)\s*,", main):
+        if m[1] == "Pad":
+            rows_of[m[2]] = (m[3], True)
+        else:
+            rows_of[m[3]] = (m[2], False)
+    transforms: dict[str, dict[str, Any]] = {}  # file -> how it is made from another
     hits = list(_FILE.finditer(main))
     for k, m in enumerate(hits):
         # the host buffer named after the file name, before the statement or next file ends
@@ -169,6 +232,19 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
                   hits[k + 1].start() if k + 1 < len(hits) else len(main))
         names = re.findall(r"\b\w+\b", main[m.end():end])
         host = next((n for n in names if n in to_device or n in from_device), None)
+        staged = next((n for n in names if n in rows_of), None)
+        if host is None and staged is not None:
+            # a host buffer re-laid out with its rows padded to 32 bytes before the copy to
+            # the device (PadDataWithStride), or after the copy back (UnpadDataWithStride)
+            padded, is_input = rows_of[staged]
+            device = to_device.get(padded) if is_input else from_device.get(padded)
+            if device is not None:
+                staged_file = f"{device}.rows.bin"
+                file_of_device.setdefault(device, staged_file)
+                transforms[m[1] if not is_input else staged_file] = {
+                    "pad" if is_input else "unpad": staged_file if not is_input else m[1],
+                    **_row_padding(main, case)}
+            continue
         if host is not None:
             device = to_device.get(host) or from_device[host]
             before = main[max(0, m.start() - 80):m.start()].rsplit(";", 1)[-1]
@@ -227,6 +303,8 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
     binding: dict[str, Any] = {"entry": kernel[1], "args": args}
     if copies:
         binding["copies"] = copies
+    if transforms:
+        binding["rows"] = transforms
     blocks = passed.get(kernel[2].strip(), kernel[2].strip())
     local = re.search(r"\b" + re.escape(blocks) + r"\s*=\s*([^;]+);", body[2])
     if isinstance(_number(blocks), int):
@@ -337,13 +415,20 @@ def _run_case(work: Path, origin: Path, kernel: str, label: str, case: str,
             for k, v in binding.get("args", {}).items()}
     result.binding = {**binding, "args": args}
     try:
-        run_keys = {k: v for k, v in binding.items() if k != "copies"}
+        run_keys = {k: v for k, v in binding.items() if k not in ("copies", "rows")}
         resolved = scalars_from_files({"kernel": kernel, **run_keys, "args": args}, work)
         run = case_from({**resolved, **options}, work,
                         f"{label} ({BINDING if template is not None else 'main.cpp'})", label)
     except PtoError as err:
         result.stage, result.detail = "binding", err.detail
         return result
+    for out, spec in binding.get("rows", {}).items():
+        if "pad" in spec:
+            try:
+                _relayout(sub / spec["pad"], sub / out, spec, pad=True)
+            except (OSError, ValueError) as err:
+                result.stage, result.detail = "binding", f"cannot pad {spec['pad']}: {err}"
+                return result
     for out, src in binding.get("copies", {}).items():
         try:
             shutil.copyfile(sub / src, sub / out)
@@ -358,6 +443,9 @@ def _run_case(work: Path, origin: Path, kernel: str, label: str, case: str,
         result.detail = next((t for t in lines if ": error: " in t or t.startswith("ptosim:")),
                              lines[-1] if lines else f"exit {outcome.code}")
         return result
+    for out, spec in binding.get("rows", {}).items():
+        if "unpad" in spec:
+            _relayout(sub / spec["unpad"], sub / out, spec, pad=False)
     golden = sub / "golden.bin"
     for value in fresh:                   # the host copies back the whole allocation
         out = work / value

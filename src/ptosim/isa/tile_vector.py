@@ -215,7 +215,10 @@ ROWS: tuple[OpSpec, ...] = (
       for op in ("add", "sub", "mul", "div", "max", "min")),
     _expand_op("tcolexpandexpdif", "colexpandop", "expdif", _F),
     # partial ops
-    *(_row(f"tpart{op}", VecRule("part", op, _I8 | _I16 | _I32 | _F | _BF),
+    *(_row(f"tpart{op}", VecRule("part", op, _I8 | _I16 | _I32 | _F | _BF,
+                                 # a .pto tpartmax / tpartmin runs PTOAS's template
+                                 text_defaults=(("ptoas", True),) if op in ("max", "min")
+                                 else ()),
            (_t("src0"), _t("src1"))) for op in ("add", "mul", "max", "min")),
     # compare and select
     _row("tcmp", VecRule("cmp", "", _ALL, _I8 | _I32), (_t("src0"), _t("src1")),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+import ml_dtypes
 import numpy as np
 
 from ..dtypes import DType
@@ -86,7 +87,8 @@ def _run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any],
     if names is None:
         got = ", ".join(_kind(x) for x in ins)
         raise PtoTypeError(f"operands after dst must be {signature(spec)}, got ({got})", op=op)
-    known = {k for _, k in spec.attrs} | {"cpu_sim_compat"} if kw else set()
+    known = {k for _, k in spec.attrs} | {"cpu_sim_compat"} | \
+        {k for k, _ in getattr(spec.impl, "text_defaults", ())} if kw else set()
     for key in kw:
         if key not in known:
             raise PtoTypeError(f"unknown keyword {key!r}; known: {', '.join(sorted(known))}",
@@ -596,6 +598,9 @@ def _part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, A
     the other may be smaller)."""
     dst, s0, s1 = v["dst"], v["src0"], v["src1"]
     dv = dst.valid
+    if kw.get("ptoas") and rule.lane in ("max", "min"):
+        _part_ptoas(m, rule, dst, s0, s1)
+        return
     if not ((s0.valid == dv or s1.valid == dv)
             and max(s0.valid[0], s1.valid[0]) == dv[0]
             and max(s0.valid[1], s1.valid[1]) == dv[1]):
@@ -607,6 +612,27 @@ def _part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, A
     out = _read(m, big)
     r, c = small.valid
     out[:r, :c] = alu.BINARY[rule.lane](_view(m, s0)[:r, :c], _view(m, s1)[:r, :c], dst.dtype)
+    _write(m, dst, out)
+
+
+def _part_ptoas(m: TileOps, rule: VecRule, dst: Tile, s0: Tile, s1: Tile) -> None:
+    """PTOAS's tpartmax / tpartmin template: dst's valid region set to the pad value Min
+    (max) / Max (min), src0's valid region copied over it, then max / min with src1 over
+    src1's valid region; the sources need not cover dst (lib/TileOps/tpartmax_template.py)."""
+    dt = dst.dtype
+    if dt.kind in ("int", "uint"):
+        info = np.iinfo(dt.np)
+        pad: float | int = int(info.min if rule.lane == "max" else info.max)
+    else:                       # the largest finite value (PadValue.MIN / MAX.eval)
+        big = float(ml_dtypes.finfo(dt.np).max)
+        pad = -big if rule.lane == "max" else big
+    vr, vc = dst.valid
+    out = np.full((vr, vc), pad, dt.np)
+    r0, c0 = min(s0.valid[0], vr), min(s0.valid[1], vc)
+    out[:r0, :c0] = _read(m, s0)[:r0, :c0]
+    r1, c1 = min(s1.valid[0], vr), min(s1.valid[1], vc)
+    out[:r1, :c1] = alu.BINARY[rule.lane](np.ascontiguousarray(out[:r1, :c1]),
+                                          _read(m, s1)[:r1, :c1], dt)
     _write(m, dst, out)
 
 
