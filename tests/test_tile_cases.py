@@ -310,3 +310,30 @@ static int RunCase(const TestCase &tc, aclrtStream stream) {
     assert not padded[:, 5:].any()
     _relayout(tmp_path / "p.bin", tmp_path / "u.bin", shape, pad=False)
     np.testing.assert_array_equal(np.fromfile(tmp_path / "u.bin", np.float32), dense)
+
+
+def test_outputs_start_at_the_host_allocation_size(tmp_path):
+    """trowargmax hosts allocate rows x dstCols indices and copy the whole allocation back,
+    the kernel writes one column: the output file starts at the allocation's size (the
+    TestCase struct may hold a union of launch pointers: one initializer)."""
+    folder = make_tile_case(tmp_path / "t")
+    (folder / "main.cpp").write_text(MAIN.replace("static const TestCase kCases[] = {", """struct TestCase {
+    const char *name;
+    union {
+        LaunchA launchA;
+        LaunchB launchB;
+    };
+    size_t      rows;
+    size_t      cols;
+    size_t      dstCols;   // the index tile's row length
+};
+static const TestCase kCases[] = {""").replace(
+        '{"f32_8x64",  LaunchTADDX_f32_8x64,  8, 64},',
+        '{"f32_8x64", .launchA = LaunchTADDX_f32_8x64, 8, 64, 16},').replace(
+        "static int RunCase(const TestCase &tc, aclrtStream stream) {",
+        "static int RunCase(const TestCase &tc, aclrtStream stream) {\\n"
+        "    const size_t dstCount = tc.rows * tc.dstCols;\\n"
+        "    const size_t dstBytes = dstCount * sizeof(uint32_t);\\n"
+        "    aclrtMalloc(&cDevice, dstBytes, ACL_MEM_MALLOC_HUGE_FIRST);"))
+    binding = infer_tile_binding(folder, "f32_8x64")
+    assert binding["sizes"] == {"output.bin": 8 * 16 * 4}

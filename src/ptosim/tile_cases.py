@@ -38,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from .batch import case_from, run_case
-from .cases import BINDING, SCRIPT_TIMEOUT, CaseError, CaseResult, scalars_from_files
+from .cases import (
+    BINDING,
+    SCRIPT_TIMEOUT,
+    CaseError,
+    CaseResult,
+    c_int_expr,
+    scalars_from_files,
+)
 from .errors import PtoError
 
 _FILE = re.compile(r'"(?:\./|/)?([\w.-]+\.bin)"')
@@ -135,16 +142,29 @@ _SIZEOF = {"float": 4, "half": 2, "aclFloat16": 2, "bfloat16_t": 2, "double": 8,
            "uint32_t": 4, "int64_t": 8, "uint64_t": 8}
 
 
+def _braced(text: str, head: str) -> str | None:
+    """The body of the block that opens with the regex ``head`` (ending in ``{``), nested
+    braces included; None if there is none."""
+    start = re.search(head, text)
+    if start is None:
+        return None
+    depth, i = 1, start.end()
+    while i < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return text[start.end():i - 1]
+
+
 def _case_fields(main: str, case: str) -> dict[str, int]:
     """The kCases row of ``case`` as {TestCase field: integer value} (sizeof(T) counted)."""
-    struct = re.search(r"struct\s+TestCase\s*\{(.*?)\};", main, re.S)
+    struct = _braced(main, r"struct\s+TestCase\s*\{")
     row = re.search(r'\{\s*("' + re.escape(case) + r'"\s*,.*?)\}\s*,?\s*(?=\{\s*"|\};)',
                     main, re.S)
     if struct is None or row is None:
         raise CaseError(f"main.cpp has no TestCase struct or kCases row for {case!r}; write "
                         f"{BINDING}")
-    fields = [re.split(r"[\s*&]+", d.strip())[-1] for d in
-              re.sub(r"//[^\n]*", "", struct[1]).split(";") if d.strip()]
+    body = re.sub(r"union\s*\{[^{}]*\}", "union_member", re.sub(r"//[^\n]*", "", struct))
+    fields = [re.split(r"[\s*&]+", d.strip())[-1] for d in body.split(";") if d.strip()]
     out: dict[str, int] = {}
     for name, text in zip(fields, _split_args(row[1])):
         size = re.fullmatch(r"sizeof\(\s*(\w+)\s*\)", text.strip())
@@ -165,6 +185,38 @@ def _row_padding(main: str, case: str) -> dict[str, int]:
         raise CaseError(f"main.cpp pads rows in a way ptosim does not read; write {BINDING}")
     rows, cols, es = fields["rows"], fields["cols"], fields["elemSize"]
     return {"rows": rows, "cols": cols, "stride": -(-cols * es // 32) * 32 // es, "elem": es}
+
+
+def _host_bytes(main: str, case: str, expr: str, depth: int = 0) -> int | None:
+    """The value of a host size expression (``dstFileSize``, ``tc.rows * tc.dstCols * 4``)
+    from the kCases row, sizeof and the local constants it is built from; None if unknown."""
+    try:
+        fields = _case_fields(main, case)
+    except CaseError:
+        return None
+
+    def term(m: re.Match[str]) -> str:
+        word = m[0]
+        if word.startswith("tc."):
+            if word[3:] not in fields:
+                raise KeyError(word)
+            return str(fields[word[3:]])
+        size = re.fullmatch(r"sizeof\(\s*(\w+)\s*\)", word)
+        if size is not None:
+            return str(_SIZEOF[size[1]])
+        local = re.search(r"\b(?:const\s+)?(?:size_t|int|int32_t|int64_t|uint32_t|auto)\s+"
+                          + re.escape(word) + r"\s*=\s*([^;]+);", main)
+        if local is None or depth > 8:
+            raise KeyError(word)
+        value = _host_bytes(main, case, local[1], depth + 1)
+        if value is None:
+            raise KeyError(word)
+        return str(value)
+    try:
+        text = re.sub(r"sizeof\(\s*\w+\s*\)|\btc\.\w+|\b[A-Za-z_]\w*\b", term, expr)
+        return c_int_expr(text, {})
+    except (KeyError, CaseError):
+        return None
 
 
 def _relayout(src: Path, dst: Path, spec: dict[str, int], pad: bool) -> None:
@@ -280,9 +332,12 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
                                                 body[2])}
     host_file = {m[2]: m[1] for m in re.finditer(
         r'\w+\([^;]*?"/?([\w.-]+\.bin)"[^;]*?,[^,;]*,\s*(\w+)\s*,', main)}
+    args_by_device: dict[str, str] = {}
     for i, text in enumerate(_split_args(kernel[3])):
         name = _ident(text)
         value = passed.get(name, name)
+        if value in file_of_device and isinstance(file_of_device[value], str):
+            args_by_device[value] = file_of_device[value]
         if name in deref and passed.get(deref[name]) in host_file:
             args[str(i)] = {"file": host_file[passed[deref[name]]]}
             continue
@@ -303,6 +358,17 @@ def infer_tile_binding(folder: Path, case: str) -> dict[str, Any]:
     binding: dict[str, Any] = {"entry": kernel[1], "args": args}
     if copies:
         binding["copies"] = copies
+    # outputs the host allocates larger than the kernel writes (it copies the whole
+    # allocation back): the output file starts at the allocation's size, zero-filled
+    sizes: dict[str, int] = {}
+    for m in re.finditer(r"aclrtMalloc\(\s*(?:\([^)]*\))?\s*&\s*(\w+)\s*,\s*([^,]+),", main):
+        f = args_by_device.get(m[1])
+        if f is not None and m[1] in from_device.values() and f not in copies:
+            nbytes = _host_bytes(main, case, m[2].strip())
+            if nbytes is not None:
+                sizes[f] = nbytes
+    if sizes:
+        binding["sizes"] = sizes
     if transforms:
         binding["rows"] = transforms
     blocks = passed.get(kernel[2].strip(), kernel[2].strip())
@@ -415,7 +481,7 @@ def _run_case(work: Path, origin: Path, kernel: str, label: str, case: str,
             for k, v in binding.get("args", {}).items()}
     result.binding = {**binding, "args": args}
     try:
-        run_keys = {k: v for k, v in binding.items() if k not in ("copies", "rows")}
+        run_keys = {k: v for k, v in binding.items() if k not in ("copies", "rows", "sizes")}
         resolved = scalars_from_files({"kernel": kernel, **run_keys, "args": args}, work)
         run = case_from({**resolved, **options}, work,
                         f"{label} ({BINDING if template is not None else 'main.cpp'})", label)
@@ -429,6 +495,9 @@ def _run_case(work: Path, origin: Path, kernel: str, label: str, case: str,
             except (OSError, ValueError) as err:
                 result.stage, result.detail = "binding", f"cannot pad {spec['pad']}: {err}"
                 return result
+    for name, nbytes in binding.get("sizes", {}).items():
+        if not (sub / name).exists():
+            (sub / name).write_bytes(bytes(nbytes))
     for out, src in binding.get("copies", {}).items():
         try:
             shutil.copyfile(sub / src, sub / out)
