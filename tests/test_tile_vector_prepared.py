@@ -26,7 +26,8 @@ OPS = [("TADD", 2), ("TSUB", 2), ("TMUL", 2), ("TDIV", 2), ("TMAX", 2), ("TMIN",
        ("TROWSUM", "row"), ("TCOLMAX", "col"), ("TPARTADD", 2),
        ("TROWEXPANDSUB", "expand"), ("TROWEXPANDMUL", "expand"), ("TROWEXPANDDIV", "expand"),
        ("TROWMAX", "row"), ("TROWMIN", "row"), ("TROWPROD", "row"), ("TCOLSUM", "col"),
-       ("TROWARGMAX", "rowarg"), ("TROWARGMIN", "rowarg"), ("TCOLARGMAX", "colarg")]
+       ("TROWARGMAX", "rowarg"), ("TROWARGMIN", "rowarg"), ("TCOLARGMAX", "colarg"),
+       ("TPARTMUL", "part"), ("TPARTMAX", "part")]
 INT_OPS = [("TADD", 2), ("TSUB", 2), ("TMUL", 2), ("TMAX", 2), ("TMIN", 2), ("TAND", 2),
            ("TOR", 2), ("TXOR", 2), ("TADDS", "s"), ("TMULS", "s"), ("TABS", 1)]
 
@@ -39,6 +40,8 @@ def run_twice(op, kind, dt, observed, inplace=False):
     rng = np.random.default_rng(5)
     vr, vc = 37, 50
     a, b = (m.tile("Vec", dt, 64, 64, valid=(vr, vc)) for _ in range(2))
+    if kind == "part":                   # b: a smaller valid region inside a's
+        b = m.tile("Vec", dt, 64, 64, valid=(20, 30))
     if kind == "expand":                 # b: one valid column broadcast along each row
         b = m.tile("Vec", dt, 64, 16, valid=(vr, 1))
     if kind == "row":
@@ -56,7 +59,7 @@ def run_twice(op, kind, dt, observed, inplace=False):
         for t in (a, b, *(() if d is a else (d,))):
             m.write(t.ptr, data(rng, t.dtype.name, t.rows * t.cols))
         call = getattr(m, op)
-        if kind in (2, "expand"):
+        if kind in (2, "expand", "part"):
             call(d, a, b)
         elif kind == "s":
             call(d, a, 3 if dt.startswith("i") else 1.5)
@@ -78,7 +81,8 @@ def test_prepared_integer_calls(op, kind, dt):
     np.testing.assert_array_equal(run_twice(op, kind, dt, False), run_twice(op, kind, dt, True))
 
 
-@pytest.mark.parametrize("op,kind", [("TADD", 2), ("TMULS", "s"), ("TEXP", 1)])
+@pytest.mark.parametrize("op,kind", [("TADD", 2), ("TMULS", "s"), ("TEXP", 1),
+                                     ("TPARTMUL", "part")])
 def test_prepared_calls_in_place(op, kind):
     got = run_twice(op, kind, "f32", False, inplace=True)
     np.testing.assert_array_equal(got, run_twice(op, kind, "f32", True, inplace=True))

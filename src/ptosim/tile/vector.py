@@ -123,6 +123,8 @@ def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[st
     dst = v["dst"]
     if fam == "rowexpandop":
         return _prepared_rowexpand(m, op, rule, v, kw)
+    if fam == "part" and not kw.get("ptoas"):
+        return _prepared_part(m, op, rule, v, kw)
     if fam in ("rowreduce", "rowarg") or (fam in ("colreduce", "colarg")
                                           and not kw.get("is_binary")):
         return _prepared_reduce(m, op, rule, v, kw)
@@ -145,6 +147,41 @@ def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[st
         else:
             with np.errstate(all="ignore"):
                 ufunc(*ins, out=out)
+    return call
+
+
+def _prepared_part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
+                   kw: dict[str, Any]) -> Callable[[], None]:
+    """A partial op with an exact ufunc whose dst shares no bytes with its sources: the
+    covering source copied, the ufunc over the smaller source's region, on fixed views."""
+    dst, s0, s1 = v["dst"], v["src0"], v["src1"]
+    ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name))
+
+    def apart(a: Tile, b: Tile) -> bool:
+        p, q = a.ptr, b.ptr
+        return (p.space, p.sub, p.block) != (q.space, q.sub, q.block) or \
+            p.offset + a.nbytes <= q.offset or q.offset + b.nbytes <= p.offset
+    if ufunc is None or s0.dtype != dst.dtype or not (apart(dst, s0) and apart(dst, s1)):
+        family = FAMILIES[rule.family]
+        return lambda: family(m, op, rule, v, kw)
+    big, small = (s0, s1) if s0.valid == dst.valid else (s1, s0)
+    vr, vc = dst.valid
+    r, c = small.valid
+    out = _nd(m, dst, "W", "dst")[:vr, :vc]
+    whole, x, y = _view(m, big), _view(m, s0)[:r, :c], _view(m, s1)[:r, :c]
+    corner = out[:r, :c]
+    quiet = alu.quiet_state()
+
+    covered = (r, c) == (vr, vc)        # both sources cover dst: just the ufunc
+
+    def call() -> None:
+        if not covered:
+            out[...] = whole
+        if quiet[0]:
+            ufunc(x, y, out=corner)
+        else:
+            with np.errstate(all="ignore"):
+                ufunc(x, y, out=corner)
     return call
 
 
