@@ -139,6 +139,11 @@ def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[st
     ins: list[Any] = [_view(m, v[n]) for n in names]
     if fam == "scalar":     # src op s, the scalar in the element's carrier (as alu takes it)
         ins.append(alu._arr(_scalar(op, v["scalar"], dst.dtype), dst.dtype))
+    return _ufunc_call(ufunc, ins, out)
+
+
+def _ufunc_call(ufunc: np.ufunc, ins: Sequence[Any], out: np.ndarray) -> Callable[[], None]:
+    """``ufunc(*ins, out=out)`` with numpy's float warnings off (already off in a run)."""
     quiet = alu.quiet_state()
 
     def call() -> None:
@@ -169,19 +174,13 @@ def _prepared_part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     r, c = small.valid
     out = _nd(m, dst, "W", "dst")[:vr, :vc]
     whole, x, y = _view(m, big), _view(m, s0)[:r, :c], _view(m, s1)[:r, :c]
-    corner = out[:r, :c]
-    quiet = alu.quiet_state()
-
-    covered = (r, c) == (vr, vc)        # both sources cover dst: just the ufunc
+    run = _ufunc_call(ufunc, (x, y), out[:r, :c])
+    if (r, c) == (vr, vc):              # both sources cover dst: just the ufunc
+        return run
 
     def call() -> None:
-        if not covered:
-            out[...] = whole
-        if quiet[0]:
-            ufunc(x, y, out=corner)
-        else:
-            with np.errstate(all="ignore"):
-                ufunc(x, y, out=corner)
+        out[...] = whole
+        run()
     return call
 
 
@@ -226,16 +225,7 @@ def _prepared_rowexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     vr, vc = dst.valid
     out = _nd(m, dst, "W", "dst")[:vr, :vc]
     a, col = _view(m, v[full]), _view(m, b)[:vr, :1]
-    x, y = (a, col) if full == "src0" else (col, a)
-    quiet = alu.quiet_state()
-
-    def call() -> None:
-        if quiet[0]:
-            ufunc(x, y, out=out)
-        else:
-            with np.errstate(all="ignore"):
-                ufunc(x, y, out=out)
-    return call
+    return _ufunc_call(ufunc, (a, col) if full == "src0" else (col, a), out)
 
 
 def _check_tile(op: str, name: str, t: object, m: TileOps) -> None:
