@@ -214,6 +214,8 @@ def vector_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, 
             o = "i32"
         if rule.family == "cvt":
             o = "f16"                                   # an f32 -> f16 TCVT
+        if rule.family == "trans":
+            o = dt                                      # a transpose keeps the element
         full = tile(dt, 8, 64, (8, 50))
         fam = rule.family
         if fam in ("rowreduce", "rowarg"):
@@ -224,6 +226,8 @@ def vector_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, 
             dst = tile(o, 8, 32)
         elif fam == "ci":
             dst = tile(o, 1, 64, (1, 50))
+        elif fam == "trans":                            # holds the 50 x 8 transpose
+            dst = tile(o, 64, 8)
         else:
             dst = tile(o, 8, 64, (8, 50), 2)
         scalar = 3 if dt.startswith("i") else 1.5
