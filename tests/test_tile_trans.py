@@ -88,3 +88,15 @@ def test_ttrans_in_a_kernel():
     res = Kernel.from_text(KERNEL).run({"x": x, "y": np.zeros(128, np.float32)})
     np.testing.assert_array_equal(res.outputs["y"].reshape(16, 8), x.T)
     assert not res.findings
+
+
+def test_a5_needs_whole_32_byte_rows():
+    """A5 TTrans.hpp: Cols x sizeof a multiple of 32 on both sides (only a .pto tile can
+    break it: the Python face's ND rule already refuses such tiles)."""
+    m = machine()
+    narrow = m._new_tile("Vec", "f32", 8, 4, None, None, None, None, "Null", None, 0,
+                         row_align=False)
+    dst = m.tile("Vec", "f32", 8, 8)
+    with pytest.raises(VerifyError, match=r"a5 transposes tiles whose rows are whole 32-byte "
+                                          r"blocks: src 4 x 4 B, dst 8 x 4 B"):
+        m.TTRANS(dst, narrow, dst)

@@ -98,6 +98,8 @@ class Target:
     # past the valid columns come from the bytes there (else: zeroing predicate, 0 bits).
     tile_vector_dtypes: dict[str, frozenset[str]] = field(default_factory=dict)
     tcmp_whole_repeats: bool = False
+    # TTRANS needs both tiles' rows to be whole 32-byte blocks (A5 TTrans.hpp)
+    ttrans_row_blocks: bool = False
     # TCVT (src, dst) pairs, canonical names (signless integers read as signed)
     tcvt_pairs: frozenset[tuple[str, str]] = frozenset()
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
@@ -173,6 +175,7 @@ A2A3 = Target(
 
 A5 = Target(
     name="a5",
+    ttrans_row_blocks=True,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,
               "l0b_mx": 4 * KIB},

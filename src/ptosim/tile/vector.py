@@ -854,8 +854,9 @@ def _trans(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, 
     if dst.dtype.size != es:
         raise DtypeError(f"dst elements are {dst.dtype.size} B but src's are {es} B: a "
                          f"transpose moves elements of one size", op=op, operand="dst")
-    if m.target.name == "a5" and ((src.cols * es) % 32 or (dst.cols * es) % 32):
-        raise VerifyError(f"a5 transposes tiles whose rows are whole 32-byte blocks: src "
+    if m.target.ttrans_row_blocks and ((src.cols * es) % 32 or (dst.cols * es) % 32):
+        raise VerifyError(f"{m.target.name} transposes tiles whose rows are whole 32-byte "
+                          f"blocks: src "
                           f"{src.cols} x {es} B, dst {dst.cols} x {es} B", op=op)
     vr, vc = src.valid
     if dst.rows < vc or dst.cols < vr:
