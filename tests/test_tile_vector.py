@@ -430,15 +430,36 @@ def test_tcmp_cpu_sim_compat_writes_the_simulator_words():
     np.testing.assert_array_equal(whole(m, w), want32)
 
 
-def test_tcmps_cpu_sim_compat_leaves_the_rest_of_dst():
-    """pto-isa cpu/TCmps.hpp has no ZeroTileData: only the mask words are written."""
+def test_tcmps_cpu_sim_compat_pours_the_packed_source_rows_into_dst():
+    """pto-isa cpu/TCmps.hpp: the whole source tile's bits (0 outside its valid region),
+    Cols / 8 bytes per source row, poured into dst row by row (dst's valid cols bytes per
+    row), everything else of dst zero; EQ is |a - b| < 1e-9 in double."""
     m = mk()
     a, x = filled(m, "f32", 4, 64, valid=(4, 20))
     d = blank(m, "ui8", 4, 32)
     m.TCMPS(d, a, 0.5, mode="lt", cpu_sim_compat=True)
-    np.testing.assert_array_equal(whole(m, d)[:, :3],
-                                  np.packbits(x[:, :20] < 0.5, axis=1, bitorder="little"))
-    assert untouched_outside(m, d, 4, 3)
+    bits = np.zeros((4, 64), bool)
+    bits[:, :20] = x[:, :20] < 0.5
+    want = np.zeros((4, 32), np.uint8)
+    want[0] = np.packbits(bits, axis=1, bitorder="little").ravel()      # 4 x 8 bytes
+    np.testing.assert_array_equal(whole(m, d), want)
+    m.TCMPS(d, a, float(x[0, 0]) + 1e-12, mode="eq", cpu_sim_compat=True)
+    assert whole(m, d)[0, 0] & 1                                         # within 1e-9
+
+
+def test_tsels_cpu_sim_compat_reads_the_mask_row_by_row():
+    """pto-isa cpu/TSelS.hpp reads mask row r from byte r x (mask row bytes), as the NPU
+    does: cpu_sim_compat changes nothing (only TSEL reads one bit stream)."""
+    outs = []
+    for compat in (False, True):
+        m = mk()
+        src, _ = filled(m, "f32", 4, 64, valid=(4, 40))
+        mask = m.tile("Vec", "ui8", 4, 32)
+        m.write(mask.ptr, np.random.default_rng(6).integers(0, 256, 128, dtype=np.uint8))
+        d = blank(m, "f32", 4, 64, valid=(4, 40))
+        m.TSELS(d, mask, src, m.tile("Vec", "f32", 4, 64), 7.0, cpu_sim_compat=compat)
+        outs.append(whole(m, d))
+    np.testing.assert_array_equal(*outs)
 
 
 @pytest.mark.parametrize("op,name,legal", [

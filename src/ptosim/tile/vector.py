@@ -685,7 +685,10 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
     first, TCMPS writes nothing else. ``dense``:
     PTOAS's tcmps lowering (see `_cmp_dense`)."""
     if cpu:
-        _cmp_cpu(m, op, dst, srcs, scalar, mode)
+        if len(srcs) == 1:
+            _cmps_cpu(m, op, dst, srcs[0], scalar, mode)
+        else:
+            _cmp_cpu(m, op, dst, srcs, scalar, mode)
         return
     src = srcs[0]
     elem = src.dtype
@@ -770,6 +773,33 @@ def _cmp_dense(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
     buf[off:off + packed.size] = packed
 
 
+def _cmps_cpu(m: TileOps, op: str, dst: Tile, src: Tile, scalar: Any, mode: str) -> None:
+    """The C++ CPU simulator's TCMPS (cpu/TCmps.hpp): bits of the whole source tile (0
+    outside its valid region; EQ / NE as |a - b| < 1e-9 in double) packed 8 to a byte,
+    Cols / 8 bytes per source row, the packed stream poured into dst's valid region row
+    by row (dst's valid cols bytes per row), the rest of dst zero."""
+    vr, vc = src.valid
+    elem = src.dtype
+    a = _read(m, src)
+    s = alu._arr(_scalar(op, scalar, elem), elem)
+    if mode in ("eq", "ne"):
+        with np.errstate(all="ignore"):
+            close = np.abs(a.astype(np.float64) - np.float64(s)) < 1e-9
+        hit = close if mode == "eq" else (~close | np.isnan(a.astype(np.float64)))
+    else:
+        hit = alu.compare(mode, a, np.broadcast_to(s, a.shape).copy(), elem)
+    golden = np.zeros((src.rows, src.cols), bool)
+    golden[:vr, :vc] = hit
+    stream = np.packbits(golden[:, :src.cols // 8 * 8], axis=1, bitorder="little").ravel()
+    whole = _nd(m, dst, "W", "dst")
+    whole[...] = 0
+    dvr, dvc = dst.valid
+    n = min(stream.size, dvr * dvc)
+    grid = np.zeros(dvr * dvc, np.uint8)
+    grid[:n] = stream[:n]
+    whole[:dvr, :dvc] = grid.reshape(dvr, dvc).astype(dst.dtype.np)
+
+
 def _cmp_cpu(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
              mode: str) -> None:
     src = srcs[0]
@@ -839,7 +869,9 @@ def _sel(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, An
 def _sels(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     vr, vc = _same_valid(op, v, ("src",))
     dt = v["dst"].dtype
-    bits = _mask_bits(m, op, v["mask"], vr, vc, bool(kw.get("cpu_sim_compat")))
+    # the C++ simulator's TSELS reads the mask row by row, as the NPU does (cpu/TSelS.hpp);
+    # only its TSEL reads one bit stream, so cpu_sim_compat changes nothing here
+    bits = _mask_bits(m, op, v["mask"], vr, vc, False)
     s = np.broadcast_to(alu._arr(_scalar(op, v["scalar"], dt), dt), (vr, vc)).copy()
     _write(m, v["dst"], alu.select(bits, _read(m, v["src"]), s))
 
