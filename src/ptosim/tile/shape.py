@@ -1,0 +1,109 @@
+"""Semantics of the rearranging vector tile ops (rows in `ptosim.isa.tile_shape`): TTRANS,
+TCONCAT.
+
+Each family checks its static rules before a byte moves and writes what pto-isa's code
+writes: a5 scatters / stores element-exact (``include/pto/npu/a5/TTrans.hpp``,
+``TConcat.hpp``); a2a3 stages through UB -> UB block copies that move whole 32 B blocks per
+row (``include/pto/npu/a2a3/TTrans.hpp``, ``TConcat.hpp``; `Target.vec_block_copies`).
+docs/semantics.md "Further vector tile ops" records each decision and its evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import VerifyError
+from .extra import dtype_in, same_type, valid_of
+from .vector import _nd
+
+if TYPE_CHECKING:
+    from .ops import TileOps
+
+Family = Callable[["TileOps", str, dict[str, Any], dict[str, Any]], Any]
+
+BLOCK = 32        # bytes of one UB block
+# element types with a 1, 2 or 4 byte transpose / concat (pto-isa a5 + a2a3 static_asserts)
+_TYPES = ("bf16", "f16", "f32", "i16", "i32", "i8", "ui16", "ui32", "ui8")
+
+
+def _legal(m: TileOps) -> list[str]:
+    return [d for d in _TYPES if m.target.has_dtype(d)]
+
+
+def _round_up(n: int, k: int) -> int:
+    return -(-n // k) * k
+
+
+# --- TTRANS -----------------------------------------------------------------------------------
+def _trans(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """dst[j, i] = src[i, j] over src's valid region. a5: element scatters, nothing else
+    written, tmp unused. a2a3 (block copies): the transpose is staged in tmp (row stride
+    = src valid rows rounded up to 16 rows, 32 for 1-byte types) and each of dst's first
+    ``vc`` rows receives whole 32 B blocks from tmp."""
+    dst, src, tmp = v["dst"], v["src"], v.get("tmp")
+    names = ("dst", "src") + (("tmp",) if tmp is not None else ())
+    dt = same_type(op, v, names)
+    dtype_in(m, op, "src", src, _legal(m))
+    vr, vc = src.valid
+    if dst.rows < vc or dst.cols < vr:
+        raise VerifyError(f"dst ({dst.rows}x{dst.cols}) cannot hold the {vc}x{vr} transpose "
+                          f"of src's valid region {vr}x{vc}", op=op, operand="dst")
+    out = valid_of(m, src, "src").T
+    es = dt.size
+    ytile = 32 if es == 1 else 16
+    staged = m.target.vec_block_copies and dst.cols % ytile == 0
+    if not staged:                  # a5, or a2a3's element-copy path (no tmp needed)
+        _nd(m, dst, "W", "dst")[:vc, :vr] = out
+        return
+    if tmp is None:
+        raise VerifyError(f"{m.target.name} transposes through tmp: pass a tmp tile of at "
+                          f"least {vc} x {_round_up(vr, ytile)} elements", op=op,
+                          operand="tmp")
+    stride = _round_up(vr, ytile)
+    need = vc * stride
+    if tmp.rows * tmp.cols < need:
+        raise VerifyError(f"tmp holds {tmp.rows * tmp.cols} elements but the transpose of "
+                          f"{vr}x{vc} needs {vc} x {stride} = {need}", op=op, operand="tmp")
+    if vr == 0 or vc == 0:
+        return
+    flat = _nd(m, tmp, "W", "tmp").reshape(-1)
+    staging = flat[:need].reshape(vc, stride)
+    staging[:, :vr] = out
+    span = _round_up(vr * es, BLOCK) // es        # elements per dst row copied from tmp
+    _nd(m, dst, "W", "dst")[:vc, :span] = staging[:, :span]
+
+
+# --- TCONCAT ----------------------------------------------------------------------------------
+def _concat(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """dst[i, :vc0] = src0[i, :vc0], dst[i, vc0:vc0 + vc1] = src1[i, :vc1] for dst's valid
+    rows. a2a3 (block copies): src0's row goes as whole 32 B blocks, src1's too when vc0 is
+    block aligned (else element by element)."""
+    dst, s0, s1 = v["dst"], v["src0"], v["src1"]
+    dt = same_type(op, v, ("dst", "src0", "src1"))
+    dtype_in(m, op, "dst", dst, _legal(m))
+    vr = dst.valid[0]
+    for n in ("src0", "src1"):
+        if v[n].valid[0] != vr:
+            raise VerifyError(f"{n} has {v[n].valid[0]} valid rows but dst {vr}", op=op,
+                              operand=n)
+    c0, c1 = s0.valid[1], s1.valid[1]
+    if c0 + c1 > dst.cols:
+        raise VerifyError(f"src0's {c0} + src1's {c1} valid columns exceed dst's {dst.cols} "
+                          f"columns", op=op, operand="dst")
+    if vr == 0:
+        return
+    out = _nd(m, dst, "W", "dst")
+    epb = BLOCK // dt.size
+    w0, w1 = c0, c1
+    if m.target.vec_block_copies:
+        w0 = _round_up(c0, epb)
+        if c0 % epb == 0:
+            w1 = _round_up(c1, epb)
+    out[:vr, :w0] = np.array(_nd(m, s0, "R", "src0")[:vr, :w0])
+    out[:vr, c0:c0 + w1] = np.array(_nd(m, s1, "R", "src1")[:vr, :w1])
+
+
+FAMILIES: dict[str, Family] = {"trans": _trans, "concat": _concat}
