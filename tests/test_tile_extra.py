@@ -517,3 +517,115 @@ def test_text_diagnostics():
     with pytest.raises(ptosim.PtoError, match=r"pto\.taxpy: ins\(\.\.\.\) must be \(src: tile, "
                                               r"scalar: scalar\)"):
         Kernel.from_text(bad)
+
+
+# --- TRESHAPE / TSUBVIEW ----------------------------------------------------------------------
+def test_treshape_aliases_the_bytes():
+    """The view reads src's bytes in the new type and shape (numpy view golden); writing
+    through it changes src; nothing is copied."""
+    m = mk()
+    src = m.tile("Vec", "f32", 4, 16, valid=(3, 10))
+    a = np.arange(64, dtype=np.float32).reshape(4, 16)
+    put(m, src, a)
+    r = m.TRESHAPE(src, "f16", 2, 64)
+    assert (r.rows, r.cols, r.dtype.name, r.valid, r.ptr.offset) == (2, 64, "f16", (2, 64),
+                                                                     src.ptr.offset)
+    np.testing.assert_array_equal(whole(m, r).view(np.uint16),
+                                  a.view(np.uint16).reshape(2, 64))
+    flat = m.TRESHAPE(src, rows=1, cols=64, valid=(1, 30))
+    m.TADDS(flat, flat, 1.0)
+    want = a.reshape(-1).copy()
+    want[:30] += 1
+    np.testing.assert_array_equal(whole(m, src).reshape(-1), want)
+
+
+def test_treshape_rules():
+    m = mk()
+    src = m.tile("Vec", "f32", 4, 16)
+    with pytest.raises(VerifyError, match=r"TRESHAPE: the new tile holds 8x16 f32 = 512 B but "
+                                          r"src 4x16 f32 = 256 B: the total byte size must "
+                                          r"match"):
+        m.TRESHAPE(src, rows=8)
+    with pytest.raises(VerifyError, match=r"TRESHAPE: cannot reshape between boxed and "
+                                          r"non-boxed layouts \(ND -> NZ\)"):
+        m.TRESHAPE(src, rows=16, cols=4 * 16 // 16, blayout="ColMajor", slayout="RowMajor")
+    with pytest.raises(VerifyError, match=r"TRESHAPE.*row .* must be a multiple of 32 bytes"):
+        m.TRESHAPE(src, rows=16, cols=4)
+    with pytest.raises(PtoTypeError, match=r"TRESHAPE: src must be a Tile, got int"):
+        m.TRESHAPE(3, rows=1)
+
+
+def test_tsubview_windows():
+    m = mk()
+    src = m.tile("Vec", "f32", 6, 16, valid=(5, 12))
+    a = np.arange(96, dtype=np.float32).reshape(6, 16)
+    put(m, src, a)
+    v = m.TSUBVIEW(src, 2, 0, 3, 16, valid=(3, 12))
+    np.testing.assert_array_equal(whole(m, v), a[2:5])
+    v2 = m.TSUBVIEW(src, 1, 8, 2, 16, valid=(2, 4))      # starts at a 32 B block in row 1
+    np.testing.assert_array_equal(whole(m, v2)[:, :4], a[1:3, 8:12])
+    dn = m.tile("Vec", "f32", 16, 4, blayout="ColMajor", slayout="NoneBox")
+    put(m, dn, np.arange(64, dtype=np.float32).reshape(4, 16))     # column-major storage
+    w = m.TSUBVIEW(dn, 0, 2, 16, 2)
+    assert w.ptr.offset == dn.ptr.offset + 2 * 16 * 4
+
+
+def test_tsubview_rules():
+    m = mk()
+    src = m.tile("Vec", "f32", 6, 16, valid=(5, 12))
+    with pytest.raises(VerifyError, match=r"TSUBVIEW: an ND window keeps src's row stride: "
+                                          r"cols must be src's 16, got 8"):
+        m.TSUBVIEW(src, 0, 0, 2, 8)
+    with pytest.raises(VerifyError, match=r"TSUBVIEW: the 3x16 window at \(4, 0\) leaves src's "
+                                          r"6x16 storage"):
+        m.TSUBVIEW(src, 4, 0, 3, 16, valid=(2, 8))
+    with pytest.raises(VerifyError, match=r"TSUBVIEW: the view's valid region 3x16 exceeds "
+                                          r"src's 5x12"):
+        m.TSUBVIEW(src, 0, 0, 3, 16)
+    with pytest.raises(VerifyError, match=r"TSUBVIEW: the window starts 12 B into src: a tile "
+                                          r"address must be 32-byte aligned"):
+        m.TSUBVIEW(src, 0, 3, 2, 16, valid=(2, 4))
+    nz = m.tile("Vec", "f16", 16, 16, blayout="ColMajor", slayout="RowMajor")
+    with pytest.raises(VerifyError, match=r"TSUBVIEW: src must be an ND or DN tile"):
+        m.TSUBVIEW(nz, 0, 0, 16, 16)
+
+
+RESHAPE_TEXT = """
+module {
+  func.func @k(%a: !pto.ptr<f32>, %o: !pto.ptr<f32>) attributes {pto.aicore} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %c32 = arith.constant 32 : index
+    %one = arith.constant 1.0 : f32
+    %va = pto.make_tensor_view %a, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<4x8xf32>
+    %pa = pto.partition_view %va, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<4x8xf32>
+    %vo = pto.make_tensor_view %o, shape = [%c1, %c32], strides = [%c32, %c1] : !pto.tensor_view<1x32xf32>
+    %po = pto.partition_view %vo, offsets = [%c0, %c0], sizes = [%c1, %c32] : !pto.tensor_view<1x32xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 4x8xf32>
+    pto.tload ins(%pa : !pto.partition_tensor_view<4x8xf32>) outs(%t : !pto.tile_buf<vec, 4x8xf32>)
+    %f = pto.treshape %t : !pto.tile_buf<vec, 4x8xf32> -> !pto.tile_buf<vec, 1x32xf32>
+    pto.tadds ins(%f, %one : !pto.tile_buf<vec, 1x32xf32>, f32) outs(%f : !pto.tile_buf<vec, 1x32xf32>)
+    pto.tstore ins(%f : !pto.tile_buf<vec, 1x32xf32>) outs(%po : !pto.partition_tensor_view<1x32xf32>)
+    return
+  }
+}
+"""
+
+
+def test_treshape_text_form():
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    k = Kernel.from_text(RESHAPE_TEXT)
+    assert "pto.treshape %t : !pto.tile_buf<vec, 4x8xf32> -> !pto.tile_buf<vec, 1x32xf32>" \
+        in str(k.module).replace("\n", " ")
+    res = k.run({"a": a, "o": np.zeros(32, np.float32)})
+    np.testing.assert_array_equal(res.outputs["o"].ravel(), a.ravel() + 1)
+
+
+def test_treshape_text_rules():
+    bad = RESHAPE_TEXT.replace("-> !pto.tile_buf<vec, 1x32xf32>\n",
+                               "-> !pto.tile_buf<vec, 1x64xf32>\n")
+    with pytest.raises(ptosim.PtoError, match=r"pto\.treshape: src \(128 B\) and result "
+                                              r"\(256 B\) must have the same total byte size"):
+        Kernel.from_text(bad)

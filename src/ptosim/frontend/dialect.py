@@ -80,6 +80,7 @@ from .tile_types import (
     TensorViewType,
     TileBufType,
 )
+from .tile_views import TReshapeOp
 from .vector_ops import StrictVecScopeOp, VecScopeOp
 from .vector_types import AlignType, MaskType, VRegType
 
@@ -99,6 +100,7 @@ OTHER_OPS = (
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp,
+    TReshapeOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:

@@ -28,3 +28,13 @@ ROWS: tuple[OpSpec, ...] = (
     _row("ttrans", "trans", (_t("src"), _t("tmp", "W", optional=True))),
     _row("tconcat", "concat", (_t("src0"), _t("src1"))),
 )
+
+# Views: no data moves, the scalar unit only re-points a tile (PTOAS TReshapeOp getPipe:
+# PIPE_S). The Python face returns the view (``m.TRESHAPE(src, dtype, rows, cols)``): a
+# ptosim Tile is immutable, where pto-isa's C++ re-points its dst argument. TSUBVIEW is a
+# Python-only method (`ptosim.tile.shape.tsubview`): PTOAS's ``pto.subview`` keeps the
+# parent's row stride under a smaller logical shape, which a ptosim Tile cannot express.
+VIEW_ROWS: tuple[OpSpec, ...] = (
+    OpSpec("treshape", "view", "S", "any", "TRESHAPE"),
+)
+ROWS += VIEW_ROWS

@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import VerifyError
+from ..dtypes import dtype as _dtype
+from ..errors import PtoTypeError, VerifyError
+from ..layout import layout_name
 from .extra import dtype_in, same_type, valid_of
+from .tile import Tile, check_tile
 from .vector import _nd
 
 if TYPE_CHECKING:
@@ -107,3 +110,73 @@ def _concat(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
 
 
 FAMILIES: dict[str, Family] = {"trans": _trans, "concat": _concat}
+
+
+# --- TRESHAPE / TSUBVIEW: views, no data moves -----------------------------------------------
+def _boxed(slayout: str) -> bool:
+    return slayout != "NoneBox"
+
+
+def treshape(m: TileOps, src: Tile, dtype: str | None = None, rows: int | None = None,
+             cols: int | None = None, *, blayout: str | None = None,
+             slayout: str | None = None, valid: tuple[int, int] | None = None) -> Tile:
+    """``TRESHAPE``: ``src``'s bytes seen as another tile (element type, shape, layout) of
+    the same TileType and total byte size; no byte moves (pto-isa TASSIGNs dst to src's
+    address). Unset arguments keep src's; ``valid`` defaults to the whole new shape."""
+    op = "TRESHAPE"
+    if not isinstance(src, Tile):
+        raise PtoTypeError(f"src must be a Tile, got {type(src).__name__}", op=op,
+                           operand="src")
+    dt = _dtype(dtype) if dtype is not None else src.dtype
+    r = src.rows if rows is None else int(rows)
+    c = src.cols if cols is None else int(cols)
+    bl, sl = blayout or src.blayout, slayout or src.slayout
+    if r * c * dt.size != src.nbytes:
+        raise VerifyError(f"the new tile holds {r}x{c} {dt.name} = {r * c * dt.size} B but src "
+                          f"{src.rows}x{src.cols} {src.dtype.name} = {src.nbytes} B: the total "
+                          f"byte size must match", op=op, operand="dst")
+    if _boxed(sl) != _boxed(src.slayout):
+        raise VerifyError(f"cannot reshape between boxed and non-boxed layouts ({src.name} "
+                          f"-> {layout_name(bl, sl)})", op=op, operand="dst")
+    v = (r, c) if valid is None else (int(valid[0]), int(valid[1]))
+    check_tile(op, src.tile_type, dt, r, c, bl, sl, src.fractal, v, src.pad, m.target)
+    return Tile(src.tile_type, dt, r, c, bl, sl, src.fractal, v, src.pad, src.ptr.cast(dt))
+
+
+def tsubview(m: TileOps, src: Tile, row: int, col: int, rows: int, cols: int, *,
+             valid: tuple[int, int] | None = None) -> Tile:
+    """``TSUBVIEW``: the ``rows x cols`` window of ``src`` at (row, col), as a tile aliasing
+    src's bytes (pto-isa: dst's address = src's + row x RowStride + col x ColStride). A
+    ptosim tile has no row stride of its own, so the window keeps src's: an ND window spans
+    src's columns (cols = src.cols), a DN window src's rows."""
+    op = "TSUBVIEW"
+    if not isinstance(src, Tile):
+        raise PtoTypeError(f"src must be a Tile, got {type(src).__name__}", op=op,
+                           operand="src")
+    if src.name not in ("ND", "DN"):
+        raise VerifyError(f"src must be an ND or DN tile (boxed layouts have no row / column "
+                          f"stride), got {src.name}", op=op, operand="src")
+    row, col, rows, cols = int(row), int(col), int(rows), int(cols)
+    nd = src.name == "ND"
+    if nd and cols != src.cols:
+        raise VerifyError(f"an ND window keeps src's row stride: cols must be src's {src.cols}, "
+                          f"got {cols}", op=op, operand="dst")
+    if not nd and rows != src.rows:
+        raise VerifyError(f"a DN window keeps src's column stride: rows must be src's "
+                          f"{src.rows}, got {rows}", op=op, operand="dst")
+    offset = (row * src.cols + col) if nd else (col * src.rows + row)
+    if row < 0 or col < 0 or offset + rows * cols > src.rows * src.cols:
+        raise VerifyError(f"the {rows}x{cols} window at ({row}, {col}) leaves src's "
+                          f"{src.rows}x{src.cols} storage", op=op, operand="src")
+    v = (rows, cols) if valid is None else (int(valid[0]), int(valid[1]))
+    if v[0] > src.valid[0] or v[1] > src.valid[1]:
+        raise VerifyError(f"the view's valid region {v[0]}x{v[1]} exceeds src's "
+                          f"{src.valid[0]}x{src.valid[1]}", op=op, operand="dst")
+    nbytes = offset * src.dtype.size
+    if nbytes % BLOCK:
+        raise VerifyError(f"the window starts {nbytes} B into src: a tile address must be "
+                          f"32-byte aligned", op=op, operand="src")
+    check_tile(op, src.tile_type, src.dtype, rows, cols, src.blayout, src.slayout,
+               src.fractal, v, src.pad, m.target)
+    return Tile(src.tile_type, src.dtype, rows, cols, src.blayout, src.slayout, src.fractal,
+                v, src.pad, src.ptr + offset)
