@@ -186,6 +186,19 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "THISTOGRAM": ([tile("ui32", 2, 256), tile("ui16", 2, 16), tile("ui8", 1, 32)],
                        {"byte": 0}),
         "TPRINT": ([tile("f16", 1, 16, (1, 2))], {"format": "w8p2"}),
+        # further tile ops (isa.tile_extra, isa.tile_shape)
+        "TTRANS": ([tile("f32", 8, 8), tile("f32", 4, 8, (4, 6)), tile("f32", 8, 16)], {}),
+        "TADDC": ([f32, f32, f32, f32], {}),
+        "TSUBC": ([f32, f32, f32, f32], {}),
+        "TAXPY": ([tile("f32", 2, 8), tile("f16", 2, 16, (2, 8)), 0.5], {}),
+        "TPARTARGMAX": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("f32", 1, 8, (1, 8)),
+                         tile("i32", 2, 8), tile("i32", 2, 8), tile("i32", 1, 8)], {}),
+        "TPARTARGMIN": ([tile("f16", 2, 16), tile("f16", 2, 16), tile("f16", 2, 16),
+                         tile("i16", 2, 16), tile("i16", 2, 16), tile("i16", 2, 16)], {}),
+        "TCONCAT": ([tile("f32", 2, 16), tile("f32", 2, 8, (2, 5)), tile("f32", 2, 8, (2, 7))],
+                    {}),
+        "TRESHAPE": ([recs, "f16", 2, 256], {}),
+        "TSUBVIEW": ([recs, 0, 0, 1, 256], {"valid": (1, 8)}),
     }
 
 

@@ -9,6 +9,7 @@ from .errors import NotImplementedOpError, PtoTypeError, api_guard
 from .isa import GENERATED, OpSpec, planned_methods
 from .ops.legacy import LegacyOps
 from .tile.ops import TileOps
+from .tile.shape import treshape, tsubview
 from .tile.vector import method as tile_vector_method
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
@@ -68,6 +69,9 @@ for _spec in GENERATED:
         setattr(Machine, _spec.method or _spec.name.upper(), tile_vector_method(_spec))
     elif _spec.impl is not None:
         setattr(Machine, _spec.method or _spec.name, _from_impl(_spec))
+# the tile view ops (isa.tile_shape VIEW_ROWS) return the view they make
+Machine.TRESHAPE = treshape  # type: ignore[attr-defined]
+Machine.TSUBVIEW = tsubview  # type: ignore[attr-defined]
 
 
 def _guard_public_methods(cls: type) -> None:

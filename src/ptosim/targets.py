@@ -102,6 +102,11 @@ class Target:
     ttrans_row_blocks: bool = False
     # TCVT (src, dst) pairs, canonical names (signless integers read as signed)
     tcvt_pairs: frozenset[tuple[str, str]] = frozenset()
+    # TPARTARGMAX / MIN test src0 >= src1 (<=) and keep src0 on true (else: src1 > src0,
+    # src1 < src0, take src1 on true): the two differ only where a NaN is compared
+    tpartarg_src0_ge: bool = False
+    # UB -> UB staging copies of TCONCAT / TTRANS move whole 32 B blocks per row
+    vec_block_copies: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -169,6 +174,8 @@ A2A3 = Target(
     tile_vector_dtypes=_A2A3_VECTOR_DTYPES,
     tcmp_whole_repeats=True,
     tcvt_pairs=TCVT_PAIRS_A2A3,
+    tpartarg_src0_ge=True,
+    vec_block_copies=True,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),
 )

@@ -81,6 +81,7 @@ from .tile_types import (
     TensorViewType,
     TileBufType,
 )
+from .tile_views import TReshapeOp
 from .vector_ops import StrictVecScopeOp, VecScopeOp
 from .vector_types import AlignType, MaskType, VRegType
 
@@ -100,6 +101,7 @@ OTHER_OPS = (
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
+    TReshapeOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:

@@ -371,6 +371,10 @@ class TileDpsMultiOp(IRDLOperation):
                 raise VerifyException(f"{self.name}: the second out (executed counts) must be "
                                       f"a vector<4xi16>, got {outs[1].type}")
             return [outs[0], ins[-1], *ins[:-1]]    # (dst, tmp, src0 ...); executed dropped
+        if getattr(self.SPEC.impl, "text_call", "") == "partarg" and len(outs) == 2 \
+                and len(ins) == 4:
+            # PTOAS ins(src0, src1, src0Idx, src1Idx) outs(dst, dstIdx) -> the C++ order
+            return [outs[0], ins[0], ins[1], outs[1], ins[2], ins[3]]
         return outs + ins
 
     def verify_(self) -> None:

@@ -669,6 +669,17 @@ def _alloc_tile(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
                        st.core.sub if st.core.kind == "vector" else 0, op)]
 
 
+def _treshape(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    from ..frontend import tile_info
+    info: dict[str, Any] = tile_info(op.results[0].type)
+    vr, vc = info["valid"]
+    rows, cols = int(info["rows"]), int(info["cols"])
+    valid = (rows if vr is None else int(vr), cols if vc is None else int(vc))
+    treshape = ex.m.TRESHAPE  # type: ignore[attr-defined]  # the Machine's Python face
+    return [treshape(st.env[op.operands[0]], str(info["dtype"]), rows, cols,
+                     blayout=str(info["blayout"]), slayout=str(info["slayout"]), valid=valid)]
+
+
 def _tile_buf_addr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [st.env[op.tile].ptr]  # type: ignore[attr-defined]
 
@@ -766,6 +777,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.castptr": _castptr, "pto.addptr": _addptr,
     "pto.make_tensor_view": _make_tensor_view, "pto.partition_view": _partition_view,
     "pto.alloc_tile": _alloc_tile, "pto.tile_buf_addr": _tile_buf_addr,
+    "pto.treshape": _treshape,
     "pto.get_block_idx": _query(lambda ex, st: st.core.block),
     "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
     "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),

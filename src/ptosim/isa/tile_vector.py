@@ -220,9 +220,6 @@ ROWS: tuple[OpSpec, ...] = (
                                  text_defaults=(("ptoas", True),) if op in ("max", "min")
                                  else ()),
            (_t("src0"), _t("src1"))) for op in ("add", "mul", "max", "min")),
-    # transpose (2-D; tmp is the C++ API's scratch, its bytes not modelled)
-    _row("ttrans", VecRule("trans", "", _I8 | _I16 | _I32 | _F | _BF,
-                           out=_I8 | _I16 | _I32 | _F | _BF), (_t("src"), _t("tmp"))),
     # compare and select
     _row("tcmp", VecRule("cmp", "", _ALL, _I8 | _I32), (_t("src0"), _t("src1")),
          (("cmpMode", "mode"),)),

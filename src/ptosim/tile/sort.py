@@ -18,6 +18,7 @@ from ..errors import DtypeError, PtoTypeError, PtoValueError, VerifyError
 from ..isa.spec import OpSpec
 from ..isa.tile_sort import TileRule
 from ..isa.tile_vector import bind, signature
+from . import extra, shape
 from .tile import Tile
 from .vector import _check_tile, _kind, _nd
 
@@ -690,6 +691,9 @@ FAMILIES: dict[str, Family] = {
     "deinterleave": _deinterleave,
     "scatter": _scatter,
 }
+# the families of the further rows (isa.tile_extra, isa.tile_shape) share this dispatch
+FAMILIES.update(extra.FAMILIES)
+FAMILIES.update(shape.FAMILIES)
 
 
 def method(spec: OpSpec) -> Callable[..., Any]:

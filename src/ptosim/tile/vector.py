@@ -876,35 +876,12 @@ def _sels(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, A
     _write(m, v["dst"], alu.select(bits, _read(m, v["src"]), s))
 
 
-def _trans(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
-    """TTRANS (2-D): dst[j, i] = src[i, j] over src's valid region, the bits moved as they
-    are (source and destination types of one size); dst's rows x cols must hold the
-    transposed region, and nothing else of dst is written. a5 also needs both tiles' rows
-    to be whole 32-byte blocks (A5 TTrans.hpp)."""
-    src, dst = v["src"], v["dst"]
-    es = src.dtype.size
-    if dst.dtype.size != es:
-        raise DtypeError(f"dst elements are {dst.dtype.size} B but src's are {es} B: a "
-                         f"transpose moves elements of one size", op=op, operand="dst")
-    if m.target.ttrans_row_blocks and ((src.cols * es) % 32 or (dst.cols * es) % 32):
-        raise VerifyError(f"{m.target.name} transposes tiles whose rows are whole 32-byte "
-                          f"blocks: src "
-                          f"{src.cols} x {es} B, dst {dst.cols} x {es} B", op=op)
-    vr, vc = src.valid
-    if dst.rows < vc or dst.cols < vr:
-        raise VerifyError(f"dst ({dst.rows}x{dst.cols}) cannot hold the {vc}x{vr} transpose "
-                          f"of src's valid region", op=op, operand="dst")
-    bits = np.dtype(f"u{es}")
-    x = _view(m, src).view(bits)
-    _nd(m, dst, "W", "dst").view(bits)[:vc, :vr] = x.T
-
-
 FAMILIES: dict[str, Family] = {
     "binary": _binary, "scalar": _scalar_op, "divs": _divs, "expands": _expands,
     "unary": _unary, "rowreduce": _rowreduce, "colreduce": _colreduce, "rowarg": _argreduce(0),
     "colarg": _argreduce(1), "rowexpand": _expand(0), "colexpand": _expand(1),
     "rowexpandop": _rowexpandop, "colexpandop": _colexpandop, "part": _part, "cmp": _cmp,
-    "cmps": _cmps, "sel": _sel, "sels": _sels, "cvt": _cvt, "ci": _ci, "trans": _trans,
+    "cmps": _cmps, "sel": _sel, "sels": _sels, "cvt": _cvt, "ci": _ci,
 }
 
 

@@ -1,0 +1,39 @@
+"""Further vector tile ops (issue 14): the ternary ``pto.taddc`` / ``pto.tsubc``, ``pto.taxpy``
+(``dst += src * scalar``) and the value-and-index partial ops ``pto.tpartargmax`` /
+``pto.tpartargmin``. One row each, in the generic DPS text families (``tile_dps``: tiles and
+scalars in ``ins(...)``, the destination in ``outs(...)``; ``tile_dps_n`` for TPARTARG*'s two
+outs). Python face as pto-isa's C++: ``m.TADDC(dst, src0, src1, src2)``,
+``m.TAXPY(dst, src, scalar)``, ``m.TPARTARGMAX(dst, src0, src1, dstIdx, src0Idx, src1Idx)``.
+
+Semantics in `ptosim.tile.extra` (each family checks its own static rules);
+docs/semantics.md "Further vector tile ops" records the decisions and evidence.
+"""
+
+from __future__ import annotations
+
+from .spec import Operand, OpSpec
+from .tile_sort import TileRule, _work
+
+
+def _t(name: str, role: str = "R") -> Operand:
+    return Operand(name, "tile", role)
+
+
+def _row(name: str, family: str, ins: tuple[Operand, ...], dst_role: str = "W",
+         syntax: str = "tile_dps", text_call: str = "") -> OpSpec:
+    return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax=syntax,
+                  operands=(Operand("dst", "tile", dst_role), *ins),
+                  impl=TileRule(family, text_call=text_call))
+
+
+ROWS: tuple[OpSpec, ...] = (
+    _row("taddc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
+    _row("tsubc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
+    # dst is read (the accumulator) and written
+    _row("taxpy", "axpy", (_t("src"), Operand("scalar", "scalar")), dst_role="RW"),
+    # C++ order (dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx); PTOAS's text
+    # ``ins(%src0, %src1, %src0Idx, %src1Idx) outs(%dst, %dstIdx)`` maps onto it
+    *(_row(f"tpartarg{op}", "partarg", (_t("src0"), _t("src1"), _t("dstIdx", "W"),
+                                        _t("src0Idx"), _t("src1Idx")),
+           syntax="tile_dps_n", text_call="partarg") for op in ("max", "min")),
+)

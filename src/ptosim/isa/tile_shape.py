@@ -1,0 +1,40 @@
+"""Vector tile ops that rearrange a tile (issue 14): ``pto.ttrans`` (2-D transpose through a
+scratch tile) and ``pto.tconcat`` (two tiles side by side). One row each in the generic DPS
+text family (``ins(%src, %tmp) outs(%dst)``, ``ins(%src0, %src1) outs(%dst)``, PTOAS's
+spelling); Python face as pto-isa's C++: ``m.TTRANS(dst, src, tmp)`` (``tmp`` may be left
+out where the target does not stage through it), ``m.TCONCAT(dst, src0, src1)``.
+
+Semantics in `ptosim.tile.shape`; docs/semantics.md "Further vector tile ops" records the
+decisions, the write footprints and the a2a3 / a5 split.
+"""
+
+from __future__ import annotations
+
+from .spec import Operand, OpSpec
+from .tile_sort import TileRule, _work
+
+
+def _t(name: str, role: str = "R", optional: bool = False) -> Operand:
+    return Operand(name, "tile", role, optional=optional)
+
+
+def _row(name: str, family: str, ins: tuple[Operand, ...]) -> OpSpec:
+    return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax="tile_dps",
+                  operands=(Operand("dst", "tile", "W"), *ins), impl=TileRule(family))
+
+
+ROWS: tuple[OpSpec, ...] = (
+    # tmp is scratch the a2a3 path writes (role W for the hazard checker)
+    _row("ttrans", "trans", (_t("src"), _t("tmp", "W", optional=True))),
+    _row("tconcat", "concat", (_t("src0"), _t("src1"))),
+)
+
+# Views: no data moves, the scalar unit only re-points a tile (PTOAS TReshapeOp getPipe:
+# PIPE_S). The Python face returns the view (``m.TRESHAPE(src, dtype, rows, cols)``): a
+# ptosim Tile is immutable, where pto-isa's C++ re-points its dst argument. TSUBVIEW is a
+# Python-only method (`ptosim.tile.shape.tsubview`): PTOAS's ``pto.subview`` keeps the
+# parent's row stride under a smaller logical shape, which a ptosim Tile cannot express.
+VIEW_ROWS: tuple[OpSpec, ...] = (
+    OpSpec("treshape", "view", "S", "any", "TRESHAPE"),
+)
+ROWS += VIEW_ROWS

@@ -1,0 +1,151 @@
+"""Semantics of the further vector tile ops (rows in `ptosim.isa.tile_extra`): TADDC / TSUBC,
+TAXPY, TPARTARGMAX / TPARTARGMIN.
+
+Each family checks its static rules before a byte moves (element types per target, valid
+regions), computes with the lane functions of `ptosim.isa.alu` over the valid region and
+writes the destination's valid region only (what pto-isa's a5 / a2a3 code writes: predicated
+vector stores, ``include/pto/npu/a5/TAxpy.hpp``, ``TPartArgBinOps.hpp``). docs/semantics.md
+"Further vector tile ops" records each decision and its evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..dtypes import DType
+from ..errors import DtypeError, VerifyError
+from ..isa import alu
+from .tile import Tile
+from .vector import _nd, _scalar
+
+if TYPE_CHECKING:
+    from .ops import TileOps
+
+Family = Callable[["TileOps", str, dict[str, Any], dict[str, Any]], Any]
+
+
+# --- shared checks ----------------------------------------------------------------------------
+def legal_types(m: TileOps, op: str, default: frozenset[str]) -> list[str]:
+    """The element types ``op`` accepts on the machine's target: the row's set narrowed by
+    the target's table (`Target.tile_vector_dtypes`), and only types the target has."""
+    allowed = default & m.target.tile_vector_dtypes.get(op.lower(), default)
+    return sorted(d for d in allowed if m.target.has_dtype(d))
+
+
+def dtype_in(m: TileOps, op: str, name: str, t: Tile, allowed: Sequence[str]) -> None:
+    if t.dtype.name not in allowed:
+        raise DtypeError(f"{name} element type must be one of {', '.join(allowed)} on "
+                         f"{m.target.name}, got {t.dtype.name}", op=op, operand=name)
+
+
+def same_type(op: str, v: dict[str, Any], names: Sequence[str]) -> DType:
+    """The element type shared by the tiles ``names`` (the first one's)."""
+    first = v[names[0]].dtype
+    for n in names[1:]:
+        if v[n].dtype.name != first.name:
+            raise DtypeError(f"{n} is {v[n].dtype.name} but {names[0]} is {first.name}: they "
+                             f"must share one element type", op=op, operand=n)
+    return first
+
+
+def same_valid(op: str, v: dict[str, Any], ref: str, names: Sequence[str]) -> tuple[int, int]:
+    vr, vc = v[ref].valid
+    for n in names:
+        if v[n].valid != (vr, vc):
+            r, c = v[n].valid
+            raise VerifyError(f"{n}'s valid region {r}x{c} differs from {ref}'s {vr}x{vc}",
+                              op=op, operand=n)
+    return vr, vc
+
+
+def valid_of(m: TileOps, t: Tile, operand: str) -> np.ndarray:
+    vr, vc = t.valid
+    return np.array(_nd(m, t, "R", operand)[:vr, :vc])
+
+
+def put(m: TileOps, t: Tile, values: np.ndarray, operand: str) -> None:
+    r, c = values.shape
+    _nd(m, t, "W", operand)[:r, :c] = values.astype(t.dtype.np, copy=False)
+
+
+# --- TADDC / TSUBC ----------------------------------------------------------------------------
+def _ternary(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """src0 + src1 + src2 / src0 - src1 + src2, left to right, each step rounded to the
+    element type (two vector adds; pto-isa's CPU ElementOpCal OP_ADDC / OP_SUBC)."""
+    names = ("src0", "src1", "src2")
+    dt = same_type(op, v, ("dst", *names))
+    dtype_in(m, op, "dst", v["dst"], legal_types(m, "tadd", alu.OP_DTYPES["tadd"]))
+    same_valid(op, v, "dst", names)
+    a, b, c = (valid_of(m, v[n], n) for n in names)
+    lane = "add3" if op == "TADDC" else "subadd"
+    put(m, v["dst"], alu.TERNARY[lane](a, b, c, dt), "dst")
+
+
+# --- TAXPY --------------------------------------------------------------------------------------
+def _axpy(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """dst = scalar * src + dst, fused (one rounding: vaxpy); an f16 src with an f32 dst is
+    widened exactly first and the scalar, an f16 value, too (a5 AxpyInstrDiff)."""
+    dst, src = v["dst"], v["src"]
+    legal = legal_types(m, op, alu.OP_DTYPES["taxpy"])
+    dtype_in(m, op, "dst", dst, legal)
+    dtype_in(m, op, "src", src, legal)
+    d, s = dst.dtype.name, src.dtype.name
+    if not (d == s or (d == "f32" and s == "f16")):
+        raise DtypeError(f"src is {s} but dst is {d}: they must match, or src f16 with dst "
+                         f"f32", op=op, operand="src")
+    same_valid(op, v, "dst", ("src",))
+    alpha = np.asarray(_scalar(op, v["scalar"], src.dtype), dtype=src.dtype.np)
+    x = valid_of(m, src, "src").astype(dst.dtype.np)        # f16 -> f32 is exact
+    y = valid_of(m, dst, "dst")
+    put(m, dst, alu.TERNARY["axpy"](x, y, alpha.astype(dst.dtype.np), dst.dtype), "dst")
+
+
+# --- TPARTARGMAX / TPARTARGMIN --------------------------------------------------------------
+_PART_VALS = ("f16", "f32")
+_PART_IDX = {"f16": ("i16", "i32", "ui16", "ui32"), "f32": ("i32", "ui32")}
+
+
+def _partarg(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """Where both sources are valid: the winning (value, index) pair, ties to src0; in the
+    rest of dst's valid region the pair of the source that covers it."""
+    vt = same_type(op, v, ("dst", "src0", "src1"))
+    same_type(op, v, ("dstIdx", "src0Idx", "src1Idx"))
+    dtype_in(m, op, "dst", v["dst"], [d for d in _PART_VALS if m.target.has_dtype(d)])
+    dtype_in(m, op, "dstIdx", v["dstIdx"], _PART_IDX[vt.name])
+    for vname, iname in (("dst", "dstIdx"), ("src0", "src0Idx"), ("src1", "src1Idx")):
+        same_valid(op, v, vname, (iname,))
+    dst, s0, s1 = v["dst"], v["src0"], v["src1"]
+    dv = dst.valid
+    if not ((s0.valid == dv or s1.valid == dv)
+            and max(s0.valid[0], s1.valid[0]) == dv[0]
+            and max(s0.valid[1], s1.valid[1]) == dv[1]):
+        raise VerifyError(f"one of src0 ({s0.valid[0]}x{s0.valid[1]}) and src1 "
+                          f"({s1.valid[0]}x{s1.valid[1]}) must have dst's valid region "
+                          f"{dv[0]}x{dv[1]} and the other must fit in it", op=op,
+                          operand="src0")
+    # a5 (vcmp_gt(src1, src0), vsel src1 : src0) keeps src0 on ties and NaN; a2a3
+    # (vcmp_ge(src0, src1), vsel src0 : src1) takes src1 where a NaN is compared
+    big = "src0" if s0.valid == dv else "src1"
+    out = valid_of(m, v[big], big)
+    idx = valid_of(m, v[big + "Idx"], big + "Idx")
+    r, c = min(s0.valid[0], s1.valid[0]), min(s0.valid[1], s1.valid[1])
+    a = np.array(_nd(m, s0, "R", "src0")[:r, :c])
+    b = np.array(_nd(m, s1, "R", "src1")[:r, :c])
+    ia = np.array(_nd(m, v["src0Idx"], "R", "src0Idx")[:r, :c])
+    ib = np.array(_nd(m, v["src1Idx"], "R", "src1Idx")[:r, :c])
+    better = "gt" if op == "TPARTARGMAX" else "lt"
+    if m.target.tpartarg_src0_ge:
+        keep = alu.compare("ge" if better == "gt" else "le", a, b, vt)
+        take1 = ~keep
+    else:
+        take1 = alu.compare(better, b, a, vt)
+    out[:r, :c] = alu.select(take1, b, a)
+    idx[:r, :c] = alu.select(take1, ib, ia)
+    put(m, dst, out, "dst")
+    put(m, v["dstIdx"], idx, "dstIdx")
+
+
+FAMILIES: dict[str, Family] = {"ternary": _ternary, "axpy": _axpy, "partarg": _partarg}
