@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
 from _proc import child_env, measure, pycache_dir, python
 
 ROOT = Path(__file__).resolve().parent.parent
