@@ -57,8 +57,9 @@ def _from_impl(spec: OpSpec) -> Callable[..., object]:
         return impl(self, *args, **kwargs)
     call.__name__ = call.__qualname__ = spec.method or spec.name
     call.__doc__ = impl.__doc__
-    call.__signature__ = inspect.signature(impl).replace(  # type: ignore[attr-defined]
-        parameters=list(inspect.signature(impl).parameters.values())[1:])
+    sig = inspect.signature(impl)           # once: ~100 rows pay it at import
+    call.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=list(sig.parameters.values())[1:])
     return call
 
 

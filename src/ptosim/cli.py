@@ -887,7 +887,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "'// expected-error {{...}}' comments announce")
     _kernel_size_option(check)
     check.set_defaults(func=_check)
-    from .layout_plot import TILE_TYPES
+    from .layout import TILE_TYPES
     lay = sub.add_parser("layout", help="draw a tile or GlobalTensor layout: which logical "
                                         "(row, col) lives at which offset")
     lay.add_argument("--tile", choices=TILE_TYPES, metavar="TYPE",

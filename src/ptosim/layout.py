@@ -26,6 +26,10 @@ from .errors import PtoValueError
 
 Mode = tuple[int, int]  # (size, stride in elements)
 
+# The TileTypes `ptosim layout --tile` draws (here, so the CLI's parser needs no plotting)
+TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft",
+              "ScaleRight")
+
 TILE_LAYOUTS: dict[str, tuple[str, str]] = {
     # name: (BLayout, SLayout)
     "ND": ("RowMajor", "NoneBox"),

@@ -26,11 +26,9 @@ import numpy as np
 
 from .dtypes import BLOCK_BYTES, DType, dtype as _dtype
 from .errors import PtoError
-from .layout import TILE_LAYOUTS, Layout, fractal_box, gm_layout, tile_layout
+from .layout import TILE_LAYOUTS, TILE_TYPES, Layout, fractal_box, gm_layout, tile_layout
 from .plotting import require_matplotlib
 
-TILE_TYPES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft",
-              "ScaleRight")
 UNUSED, PADDING, VALID = 0, 1, 2
 STATES = ("unused", "padding", "valid")
 MAX_CELLS = 16384          # 128 x 128 f16: more is not a picture anyone can read

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import mmap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,16 @@ ACCESS_ROLES = ("R", "W", "RW", "A")
 # start + sum(i_k * stride_k) for every index vector i_k < count_k, given as
 # (length, ((count, stride), ...)).
 Runs = tuple[int, tuple[tuple[int, int], ...]]
+
+
+def lazy_zeros(nbytes: int) -> np.ndarray:
+    """``nbytes`` zero bytes whose pages the OS commits only when touched: an anonymous
+    mapping of its own. ``np.zeros`` gives that only above malloc's mmap threshold, which
+    glibc raises at run time (to 256 KiB and beyond once such a block is freed), so a
+    48-block machine's smaller buffers were memset and resident although never used."""
+    if nbytes <= 0:
+        return np.zeros(0, dtype=np.uint8)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -162,11 +173,10 @@ class MachineState:
         cap = self.target.capacity
 
         def buf(space: str) -> np.ndarray:
-            # np.zeros maps untouched pages lazily: a block costs memory only for the
-            # bytes its kernel touches (48 blocks of the cube_vector example: 52 MB, not
-            # 120). A poison fill has to write every byte.
+            # untouched pages are never committed: a block costs memory only for the
+            # pages its kernel touches. A poison fill has to write every byte.
             if fill == 0:
-                return np.zeros(cap[space], dtype=np.uint8)
+                return lazy_zeros(cap[space])
             return np.full(cap[space], fill, dtype=np.uint8)
 
         self.blocks = [BlockState({s: buf(s) for s in CUBE_SPACES},
@@ -238,7 +248,7 @@ class MachineState:
             raise PtoTypeError(f"gm_new: name must be a string, got {name!r}")
         ptr = self._allocate(0, dt)
         alloc = self._gm[-1]
-        alloc.backing = np.zeros(reach, dtype=np.uint8)
+        alloc.backing = lazy_zeros(reach)
         alloc.data = alloc.backing[:0]
         alloc.grows, alloc.name = True, name
         self._gm_next = ptr.offset + reach + GM_GUARD
@@ -270,7 +280,7 @@ class MachineState:
     def _allocate(self, nbytes: int, dt: DType) -> Ptr:
         base = self._gm_next
         if self._gm_overrun == "warn":
-            backing = np.zeros(nbytes + GM_OVERRUN_REACH, dtype=np.uint8)
+            backing = lazy_zeros(nbytes + GM_OVERRUN_REACH)
             self._gm.append(_Allocation(base, backing[:nbytes], backing, nbytes))
         else:
             self._gm.append(_Allocation(base, np.zeros(nbytes, dtype=np.uint8)))

@@ -136,7 +136,6 @@ from .cube_ops import (
                          MteL1L0bMxOp,
                          MteL1L0bOp,
 )
-from .dialect import MICRO_OPS, PTO
 from .dma_ops import (
                          MteGmL1FracOp,
                          MteGmL1Op,
@@ -221,3 +220,11 @@ __all__ = [
     "TStoreOp", "TMovOp", "TMatmulOp", "TMatmulAccOp", "TMatmulBiasOp", "TExtractOp",
     "TInsertOp", "TFillPadOp", "TFillPadExpandOp", "TFillPadInplaceOp",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``MICRO_OPS`` and ``PTO`` list every generated op class: built on first use."""
+    if name in ("MICRO_OPS", "PTO"):
+        from . import dialect
+        return getattr(dialect, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

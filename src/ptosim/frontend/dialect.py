@@ -42,7 +42,7 @@ from .dma_ops import (
     MteUbUbOp,
 )
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
-from .generated_ops import GENERATED_OPS
+from .generated_ops import generated_ops
 from .pointer_ops import AddPtrOp, CastPtrOp
 from .structure_ops import (
     GetBlockIdxOp,
@@ -85,17 +85,13 @@ from .tile_views import TReshapeOp
 from .vector_ops import StrictVecScopeOp, VecScopeOp
 from .vector_types import AlignType, MaskType, VRegType
 
-MICRO_OPS: tuple[type[MicroOp], ...] = (
+# The hand-written micro ops; `MICRO_OPS` (module attribute, built on first use) adds one
+# generated class per registry row of kind "micro" (ptosim.isa.table).
+HAND_MICRO_OPS: tuple[type[MicroOp], ...] = (
     MteGmUbOp, MteUbGmOp, MteUbUbOp, MteGmL1Op, MteL1UbOp, MteUbL1Op, MteGmL1FracOp,
     MteL1BtOp, MteL1FbOp, MteL1L0aOp, MteL1L0bOp, MteL1L0aMxOp, MteL1L0bMxOp, MadOp, MadAccOp,
     MadBiasOp, MadMxOp, MadMxAccOp, MadMxBiasOp, MteL0cGmOp, MteL0cL1Op, MteL0cUbOp,
-    # one registry row each (ptosim.isa.table)
-    *(cls for cls in GENERATED_OPS if cls.SPEC.kind == "micro"),  # type: ignore[attr-defined,arg-type]
 )
-# The vector tile ops (ptosim.isa.tile_vector): generated DPS tile ops, one row each.
-VECTOR_TILE_OPS = tuple(cls for cls in GENERATED_OPS
-                        if cls.SPEC.kind == "tile")  # type: ignore[attr-defined]
-
 OTHER_OPS = (
     CastPtrOp, AddPtrOp, SectionCubeOp, SectionVectorOp, GetBlockIdxOp, GetBlockNumOp,
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
@@ -110,14 +106,34 @@ def _attach_specs(ops: tuple[type, ...]) -> None:
         cls.SPEC = BY_MNEMONIC[cls.name]  # type: ignore[attr-defined]
 
 
-_attach_specs((*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS))
+_attach_specs((*HAND_MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS))
 
-PTO = Dialect(
-    "pto",
-    [*MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS, *VECTOR_TILE_OPS],
-    [PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
-     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
-     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
-     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr,
-     VRegType, MaskType, AlignType],
+_ATTRIBUTES = (
+    PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
+    KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
+    AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
+    MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr,
+    VRegType, MaskType, AlignType,
 )
+# What the parser loads up front: the hand-written ops and every attribute and type. The
+# generated ops come from `generated_op` when the parser first meets their name
+# (`ptosim.frontend.text`), so a kernel pays only for the ops it uses.
+PTO_CORE = Dialect("pto", [*HAND_MICRO_OPS, *OTHER_OPS, *VIEW_OPS, *TILE_OPS],
+                   list(_ATTRIBUTES))
+
+
+def __getattr__(name: str) -> object:
+    """``MICRO_OPS``, ``VECTOR_TILE_OPS`` (the generated DPS vector tile ops) and ``PTO``
+    (the whole dialect) list every generated op: built on first use."""
+    value: object
+    if name == "MICRO_OPS":
+        value = (*HAND_MICRO_OPS,
+                 *(c for c in generated_ops() if c.SPEC.kind == "micro"))  # type: ignore[attr-defined]
+    elif name == "VECTOR_TILE_OPS":
+        value = tuple(c for c in generated_ops() if c.SPEC.kind == "tile")  # type: ignore[attr-defined]
+    elif name == "PTO":
+        value = Dialect("pto", [*PTO_CORE.operations, *generated_ops()], list(_ATTRIBUTES))
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value             # one object from now on
+    return value

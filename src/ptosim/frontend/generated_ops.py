@@ -415,4 +415,35 @@ def _make(spec: OpSpec) -> type[IRDLOperation]:
     return cls
 
 
-GENERATED_OPS: tuple[type[IRDLOperation], ...] = tuple(_make(s) for s in GENERATED)
+# Classes are built on first use: building all of them (xDSL's irdl_op_definition per
+# row) was about half the front end's import time, and a kernel names a handful.
+_BY_MNEMONIC: dict[str, OpSpec] = {s.mnemonic: s for s in GENERATED}
+_MADE: dict[str, type[IRDLOperation]] = {}
+
+
+def generated_op(mnemonic: str) -> type[IRDLOperation] | None:
+    """The op class of a generated row (``"pto.vadd"``), built once; None for other names."""
+    cls = _MADE.get(mnemonic)
+    if cls is None:
+        spec = _BY_MNEMONIC.get(mnemonic)
+        if spec is None:
+            return None
+        cls = _MADE[mnemonic] = _make(spec)
+    return cls
+
+
+def generated_ops() -> tuple[type[IRDLOperation], ...]:
+    """Every generated op class, in registry order (builds those not built yet)."""
+    return tuple(_MADE.get(s.mnemonic) or _made(s) for s in GENERATED)
+
+
+def _made(spec: OpSpec) -> type[IRDLOperation]:
+    cls = generated_op(spec.mnemonic)
+    assert cls is not None
+    return cls
+
+
+def __getattr__(name: str) -> object:
+    if name == "GENERATED_OPS":         # the full tuple, for code that lists every op
+        return generated_ops()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

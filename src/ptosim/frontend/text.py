@@ -39,7 +39,8 @@ from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
 from ..errors import PtoSyntaxError, printable
-from .dialect import PTO
+from .dialect import PTO_CORE
+from .generated_ops import generated_op
 from .vector_ops import vector_scope_error
 
 _MAX_MESSAGE = 400  # xDSL messages can embed whole attributes; keep diagnostics readable
@@ -59,10 +60,23 @@ class IndexCastUIOp(IRDLOperation):
     verify_ = IndexCastOp.verify_
 
 
+class _Context(Context):
+    """Builds a generated pto op's class the first time a kernel names it."""
+
+    def _get_known_op(self, name: str) -> type[Operation] | None:
+        known = super()._get_known_op(name)
+        if known is None and name.startswith("pto."):
+            known = generated_op(name)
+            if known is not None:
+                self._loaded_ops[name] = known
+        return known
+
+
 def load_context() -> Context:
-    """A context with builtin, func, arith, scf and pto loaded; unknown ops are errors."""
-    ctx = Context(allow_unregistered=False)
-    for dialect in (Builtin, Func, Arith, Scf, PTO):
+    """A context with builtin, func, arith, scf and pto; unknown ops are errors. Its
+    ``loaded_ops`` grow as generated pto ops are looked up (`generated_op`)."""
+    ctx = _Context(allow_unregistered=False)
+    for dialect in (Builtin, Func, Arith, Scf, PTO_CORE):
         ctx.load_dialect(dialect)
     ctx.load_op(IndexCastUIOp)
     return ctx

@@ -1,0 +1,69 @@
+"""Start-up: wall time of `ptosim run` for a one-op kernel, against importing numpy.
+
+    python benchmarks/bench_startup.py [--rounds 7]
+
+Each figure is the best of ``--rounds`` fresh processes, measured in the same run as its
+baselines: ``python -c "import numpy"`` (what any numpy tool pays) and the xDSL modules
+the parser needs imported on top of numpy (the floor a `.pto` run cannot go below while it
+parses with xDSL). Goal (issue 17): the run under 0.25 s. Bytecode is cached in a
+temporary directory, as an installed package would have it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from _proc import child_env, measure, pycache_dir, python
+
+KERNEL = """
+module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @load(%src: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %len = arith.constant 256 : i64
+    %ub = pto.castptr %z : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %src, %ub, %z, %len nburst(%one, %len, %len)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    return
+  }
+}
+"""
+XDSL = ("import numpy, xdsl.dialects.builtin, xdsl.dialects.arith, xdsl.dialects.func, "
+        "xdsl.dialects.scf, xdsl.parser, xdsl.printer")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, pycache_dir() as pyc:
+        folder = Path(tmp)
+        (folder / "one.pto").write_text(KERNEL)
+        np.arange(64, dtype=np.float32).tofile(folder / "in.bin")
+        env = child_env(pyc)
+        run = [python(), "-m", "ptosim", "run", str(folder / "one.pto"),
+               "--arg", f"src={folder / 'in.bin'}"]
+        cases = {"import numpy": [python(), "-c", "import numpy"],
+                 "import numpy + xdsl (parser floor)": [python(), "-c", XDSL],
+                 "import ptosim": [python(), "-c", "import ptosim"],
+                 "ptosim --help": [python(), "-m", "ptosim", "--help"],
+                 "ptosim run (one op)": run}
+        for cmd in cases.values():          # warm the bytecode cache and the file cache
+            measure(cmd, env, 1)
+        got = {name: measure(cmd, env, args.rounds) for name, cmd in cases.items()}
+    base_wall, base_cpu, _ = got["import numpy"]
+    print(f"{'':36s} {'wall s':>8s} {'cpu s':>8s} {'x numpy':>8s}")
+    for name, (wall, cpu, _) in got.items():
+        print(f"{name:36s} {wall:8.3f} {cpu:8.3f} {wall / base_wall:8.2f}")
+    wall = got["ptosim run (one op)"][0]
+    floor = got["import numpy + xdsl (parser floor)"][0]
+    print(f"goal: run < 0.25 s -> {wall:.3f} s ({'met' if wall < 0.25 else 'not met'}); "
+          f"run - parser floor = {wall - floor:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

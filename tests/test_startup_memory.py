@@ -1,0 +1,153 @@
+"""Start-up and memory: what loads when, and which memory an untouched buffer costs.
+
+No timings here (benchmarks/bench_startup.py and bench_memory.py print those): these tests
+pin the mechanisms — lazy public names, op classes built on first use, on-chip buffers as
+anonymous maps — and check that results do not change."""
+
+import mmap
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ptosim
+from ptosim.errors import PtoSyntaxError
+from ptosim.frontend import PTO, generated_ops as gen, parse_module
+from ptosim.frontend.dialect import HAND_MICRO_OPS, MICRO_OPS, PTO_CORE, VECTOR_TILE_OPS
+from ptosim.isa import GENERATED
+from ptosim.machine import lazy_zeros
+
+SRC = str(Path(ptosim.__file__).resolve().parent.parent)
+
+
+def _map_of(a: np.ndarray) -> object:
+    """The object whose memory ``a`` views (np.frombuffer keeps a memoryview of it)."""
+    base = a.base
+    return base.obj if isinstance(base, memoryview) else base
+
+
+def _fresh(code: str) -> str:
+    """Run ``code`` in a new interpreter with this checkout's ptosim; its stdout."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    return subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_import_ptosim_loads_no_op_registry():
+    out = _fresh("import sys, ptosim\n"
+                 "print(sorted(m for m in ('ptosim.api', 'ptosim.isa', 'ptosim.frontend',"
+                 " 'numpy', 'xdsl') if m in sys.modules))")
+    assert out == "[]"
+
+
+def test_public_names_load_on_first_use():
+    for name in ptosim.__all__:
+        assert getattr(ptosim, name) is not None, name
+    assert ptosim.Machine is __import__("ptosim.api", fromlist=["Machine"]).Machine
+    assert ptosim.dtype("f16").size == 2
+    assert set(ptosim.__all__) <= set(dir(ptosim))
+    with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
+        ptosim.nonexistent  # noqa: B018
+
+
+def test_parsing_builds_only_the_generated_ops_a_kernel_names():
+    kernel = """
+module attributes {pto.target_arch = "a5"} {
+  func.func @k(%p: !pto.ptr<f32, ub>) attributes {pto.aicore} {
+    pto.vecscope {
+      %m = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %z = arith.constant 0 : index
+      %v = pto.vlds %p[%z] : !pto.ptr<f32, ub> -> !pto.vreg<64xf32>
+      %w = pto.vadd %v, %v, %m : !pto.vreg<64xf32>, !pto.vreg<64xf32>, !pto.mask<b32> -> !pto.vreg<64xf32>
+      pto.vsts %w, %p[%z], %m : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>
+    }
+    return
+  }
+}"""
+    code = ("from ptosim.frontend import parse_module\n"
+            "from ptosim.frontend import generated_ops as g\n"
+            f"parse_module({kernel!r})\n"
+            "print(sorted(g._MADE), len(g.GENERATED))")
+    out = _fresh(code)
+    made, total = out.rsplit(" ", 1)
+    assert made == "['pto.pset_b32', 'pto.vadd', 'pto.vlds', 'pto.vsts']"
+    assert int(total) > 100
+
+
+def test_one_class_per_generated_mnemonic():
+    spec = next(s for s in GENERATED if s.name == "vadd")
+    first = gen.generated_op(spec.mnemonic)
+    assert first is gen.generated_op(spec.mnemonic)
+    assert first in PTO.operations and first.SPEC is spec
+    assert gen.generated_op("pto.nonexistent") is None
+    assert gen.generated_op("pto.castptr") is None          # hand-written, not generated
+
+
+def test_full_op_lists_match_the_registry():
+    generated = gen.generated_ops()
+    assert [c.SPEC for c in generated] == list(GENERATED)
+    assert set(PTO.operations) == {*PTO_CORE.operations, *generated}
+    assert set(MICRO_OPS) == {*HAND_MICRO_OPS, *(c for c in generated if c.SPEC.kind == "micro")}
+    assert set(VECTOR_TILE_OPS) == {c for c in generated if c.SPEC.kind == "tile"}
+    assert generated == gen.GENERATED_OPS
+    from ptosim.frontend import dialect
+    assert dialect.PTO is PTO                               # built once
+    with pytest.raises(AttributeError, match="no attribute 'NOPE'"):
+        dialect.NOPE  # noqa: B018
+
+
+def test_unknown_pto_op_is_still_a_syntax_error():
+    text = """
+module {
+  func.func @k() {
+    pto.not_an_op
+    return
+  }
+}"""
+    with pytest.raises(PtoSyntaxError, match=r"unknown op 'pto\.not_an_op'"):
+        parse_module(text)
+
+
+def test_lazy_zeros_is_a_writable_zero_byte_array():
+    a = lazy_zeros(10000)
+    assert a.dtype == np.uint8 and a.shape == (10000,) and a.flags.writeable
+    assert not a.any()
+    a[4097] = 7
+    assert a[4097] == 7 and a.sum() == 7
+    assert isinstance(_map_of(a), mmap.mmap)
+    empty = lazy_zeros(0)
+    assert empty.shape == (0,) and empty.dtype == np.uint8
+
+
+def test_on_chip_buffers_are_maps_of_their_own():
+    """Each buffer its own anonymous map, so untouched pages are never committed whatever
+    malloc's mmap threshold; a poison fill is an ordinary array of that byte."""
+    m = ptosim.Machine(block_dim=3)
+    for blk in m.blocks:
+        for data in [*blk.cube.values(), *blk.ub]:
+            assert isinstance(_map_of(data), mmap.mmap) and not data.any()
+    assert len({id(_map_of(d)) for blk in m.blocks for d in [*blk.cube.values(), *blk.ub]}) == \
+        3 * (len(m.blocks[0].cube) + 2)
+    poisoned = ptosim.Machine(poison=0xA5)
+    assert (poisoned.blocks[0].ub[1] == 0xA5).all()
+
+
+def test_untouched_blocks_stay_out_of_memory():
+    """36 blocks (~72 MB of buffers) cost almost nothing until touched (RSS in pages)."""
+    code = ("import ptosim\n"
+            "def rss():\n"
+            "    return int(open('/proc/self/statm').read().split()[1]) * 4096\n"
+            "m = ptosim.Machine(block_dim=36)\n"
+            "before = rss()\n"
+            "m.blocks[35].cube['l0a'][:] = 1\n"
+            "print(before, rss(), sum(d.size for b in m.blocks for d in [*b.cube.values(), *b.ub]))")
+    start = int(_fresh("def rss():\n"
+                       "    return int(open('/proc/self/statm').read().split()[1]) * 4096\n"
+                       "import ptosim\nptosim.Machine\nprint(rss())"))
+    before, after, total = (int(x) for x in _fresh(code).split())
+    assert total > 36 * (1 << 20)
+    assert before - start < 8 << 20          # not the 72 MB the buffers span
+    assert after - before >= 64 << 10        # touching L0A commits its 64 KiB
