@@ -81,6 +81,7 @@ def _verify_diagnostics(args: argparse.Namespace) -> int:
     """``check --verify-diagnostics``: the diagnostics must be exactly the ones the
     kernel's ``// expected-error {{...}}`` comments announce (see `interp.expected`)."""
     from .errors import PtoSyntaxError, StructureError
+    from .interp.diagnostics import render
     from .interp.expected import Seen, expectations, line_of, verify
     from .interp.static import check_kernel
     limit = args.max_kernel_size or None
@@ -94,8 +95,11 @@ def _verify_diagnostics(args: argparse.Namespace) -> int:
     else:
         found = check_kernel(kernel.module, kernel.func, kernel.target(args.target),
                              kernel.locate)
-        seen += [Seen("warning", line_of(d.loc), d.message, d.render())
-                 for d in found.warnings]
+        for d in found.warnings:
+            seen.append(Seen("warning", line_of(d.loc), d.message, d.render()))
+            if d.related is not None:       # its note: checked like MLIR's expected-note
+                seen.append(Seen("note", line_of(d.related), d.note,
+                                 render(d.related, "note", d.note)))
         seen += [Seen("error", line_of(e.loc), str(e), str(e)) for e in found.errors]
     problems = verify(expected, seen, args.kernel)
     for line in problems:
@@ -110,6 +114,7 @@ def _verify_diagnostics(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from .interp.diagnostics import render
     from .interp.static import check_kernel
     if args.verify_diagnostics:
         return _verify_diagnostics(args)
@@ -118,6 +123,8 @@ def _check(args: argparse.Namespace) -> int:
     found = check_kernel(kernel.module, kernel.func, target, kernel.locate)
     for diag in found.warnings:
         _diagnostic(diag.render(), diag.loc)
+        if diag.related is not None:
+            _diagnostic(render(diag.related, "note", diag.note), diag.related)
     for err in found.errors:
         _diagnostic(str(err), err.loc)
     counts = (f"verified {found.verified} op(s), {found.skipped} left to run time (their "
