@@ -200,11 +200,11 @@ def l1_kernel(b_addr: int | None = 2048, reuse_after_read: bool = False) -> str:
                         "    %c0 = arith.constant 0 : index\n"
                         "    %z0 = arith.constant 0 : i64\n"
                         f"    %zb = arith.constant {b_addr or 0} : i64", 1)
-    text = text.replace(f"%a_mat = {MAT_A}", f"%a_mat = pto.alloc_tile addr = %z0\n"
-                        f"      : !pto.tile_buf<mat, 48x64xf16", 1)
+    text = text.replace(f"%a_mat = {MAT_A}", "%a_mat = pto.alloc_tile addr = %z0\n"
+                        "      : !pto.tile_buf<mat, 48x64xf16", 1)
     if b_addr is not None:
-        text = text.replace(f"%b_mat = {MAT_B}", f"%b_mat = pto.alloc_tile addr = %zb\n"
-                            f"      : !pto.tile_buf<mat, 64x64xf16", 1)
+        text = text.replace(f"%b_mat = {MAT_B}", "%b_mat = pto.alloc_tile addr = %zb\n"
+                            "      : !pto.tile_buf<mat, 64x64xf16", 1)
     if reuse_after_read:    # move a to Left before b's load: reusing read bytes is fine
         lines = text.splitlines()
         i = next(n for n, t in enumerate(lines) if "pto.tmov ins(%a_mat" in t)
