@@ -295,3 +295,40 @@ def test_overlap_warning_and_note_as_expected_diagnostics(tmp_path, capsys):
     (tmp_path / "k.pto").write_text("\n".join(lines) + "\n")
     assert main(["check", str(tmp_path / "k.pto"), "--verify-diagnostics"]) == 1
     assert "note: %b_mat is allocated here" in capsys.readouterr().err
+
+
+def _red_pixels(png: Path) -> int:
+    import matplotlib.image as mpimg
+    rgb = mpimg.imread(png)[..., :3]
+    return int(((rgb[..., 0] > 0.9) & (rgb[..., 1] < 0.1) & (rgb[..., 2] < 0.1)).sum())
+
+
+def test_a_tile_dump_picture_draws_the_whole_tile_with_the_valid_region_outlined(tmp_path,
+                                                                                capsys):
+    """%a_mat is a 48 x 64 Mat tile (NZ) whose valid region is 40 x 50: the .npy holds the
+    valid region in logical order, the picture the whole tile with that region outlined."""
+    argv = l1_setup(tmp_path, l1_kernel(b_addr=None))
+    code, _, err = run([*argv, "--dump", "%a_mat@38", "--dump-dir", str(tmp_path)], capsys)
+    assert code == 0
+    a = np.fromfile(tmp_path / "a.bin", np.float16).reshape(40, 50)
+    np.testing.assert_array_equal(np.load(tmp_path / "dump-a_mat-L38.npy"), a)
+    assert "valid 40x50 f16 after run 1 of line 38" in err
+    assert _red_pixels(tmp_path / "dump-a_mat-L38.png") > 100
+    # a tile whose valid region is the whole tile gets no outline
+    argv = setup(tmp_path, kernel(), A + B)
+    assert run([*argv, "--dump", "%y@14", "--dump-dir", str(tmp_path)], capsys)[0] == 0
+    assert _red_pixels(tmp_path / "dump-y-L14.png") == 0
+
+
+def test_tile_picture_outlines_the_valid_region_and_marks_special_values(tmp_path):
+    from types import SimpleNamespace
+
+    from ptosim.interp.dump import tile_picture
+    t = SimpleNamespace(valid=(3, 5), rows=4, cols=8, tile_type="Vec",
+                        dtype=np.dtype(np.float32))
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    x[0, 0], x[1, 1], x[2, 2] = np.nan, np.inf, -np.inf
+    assert tile_picture(x, t, "t", tmp_path / "p.png") is True
+    assert _red_pixels(tmp_path / "p.png") > 50
+    assert tile_picture(x[:3, :5], t, "t", tmp_path / "q.png") is False   # valid region only
+    assert _red_pixels(tmp_path / "q.png") == 0
