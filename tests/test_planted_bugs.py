@@ -332,3 +332,59 @@ def test_tile_picture_outlines_the_valid_region_and_marks_special_values(tmp_pat
     assert _red_pixels(tmp_path / "p.png") > 50
     assert tile_picture(x[:3, :5], t, "t", tmp_path / "q.png") is False   # valid region only
     assert _red_pixels(tmp_path / "q.png") == 0
+
+
+def test_compare_picture_shows_where_the_mismatches_of_the_wrong_stride_fall(tmp_path, capsys):
+    argv = setup(tmp_path, kernel(a_strides="[%c8, %c1]").replace(
+        "%c16 = arith.constant 16 : index", "%c16 = arith.constant 16 : index\n"
+        "    %c8 = arith.constant 8 : index", 1), A + B)
+    code, out, _ = run([*argv, "--compare", f"c={tmp_path / 'g.bin'}", "--shape", "c=16x16",
+                        "--compare-picture", str(tmp_path)], capsys)
+    assert code == 1
+    png = tmp_path / "compare-c.png"
+    assert f"  picture of the mismatches (16x16): {png}" in out.splitlines()
+    import matplotlib.image as mpimg
+    rgb = mpimg.imread(png)[..., :3]
+    grey = np.isclose(rgb, 0xDD / 255, atol=0.02).all(axis=-1)
+    assert grey.sum() > 100         # row 0 matches ...
+    assert (~grey & (rgb.std(axis=-1) > 0.1)).sum() > 1000      # ... rows 1-15 do not
+
+
+def test_mismatch_picture_grids_and_special_errors(tmp_path):
+    from ptosim.compare import PICTURE_WIDTH, mismatch_picture
+    got = np.arange(100, dtype=np.float32)
+    want = got.copy()
+    want[[3, 70]] = [4.0, np.nan]            # one finite error, one NaN against a number
+    assert mismatch_picture("x", got, want, tmp_path / "a.png") == (2, PICTURE_WIDTH)
+    assert mismatch_picture("x", got, want, tmp_path / "b.png", shape=(10, 10)) == (10, 10)
+    assert mismatch_picture("x", got, want, tmp_path / "c.png", shape=(2, 5, 10)) == \
+        (2, PICTURE_WIDTH)
+    import matplotlib.image as mpimg
+    rgb = mpimg.imread(tmp_path / "b.png")[..., :3]
+    assert (rgb.sum(axis=-1) < 0.05).sum() > 20       # the NaN error's cell is black
+
+
+def test_compare_picture_usage_errors_and_no_matplotlib(tmp_path, capsys):
+    import subprocess
+    import sys
+    argv = setup(tmp_path, kernel(), A + A)      # golden a + a: c differs
+    assert main(["run", *argv, "--compare-picture", str(tmp_path)]) == 2
+    assert "give --compare NAME=GOLDEN.bin too" in capsys.readouterr().err
+    assert main(["run", *argv, "--compare", f"c={tmp_path / 'g.bin'}", "--compare-picture",
+                 str(tmp_path / "nowhere")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+    code = ("import sys; sys.modules['matplotlib'] = None; from ptosim.cli import main; "
+            f"sys.exit(main(['run', *{argv!r}, '--compare', 'c={tmp_path / 'g.bin'}', "
+            f"'--compare-picture', {str(tmp_path)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert "(no picture of the mismatches: drawing pictures needs matplotlib" in done.stdout
+    assert not (tmp_path / "compare-c.png").exists()
+
+
+def test_compare_picture_has_help_text():
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "ptosim", "run", "--help"],
+                          capture_output=True, text=True)
+    assert "--compare-picture DIR" in done.stdout and "compare-NAME.png" in done.stdout
