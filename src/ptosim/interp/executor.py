@@ -251,6 +251,18 @@ class Executor:
         self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
         self._waiting: dict[Operation, bool] = {}
         self.subblocks = 2          # vector sub-blocks per block in this launch
+        # pto.print: with more than one core in the launch each output line is prefixed
+        # with its core; a core's line not yet ended waits here (`flush_prints`)
+        self.print_cores = 1
+        self._print_pending: dict[str, str] = {}
+
+    def flush_prints(self) -> None:
+        """End every core's unfinished pto.print line (at the end of a run, also a failed
+        one)."""
+        pending, self._print_pending = self._print_pending, {}
+        if pending:
+            sys.stdout.write("".join(f"[{name}] {rest}\n" for name, rest in pending.items()))
+            sys.stdout.flush()
 
     # --- entry points -------------------------------------------------------------------
     def run_function(self, state: CoreState, func: Operation, args: list[Any]
@@ -717,7 +729,15 @@ def _print_scalar(ex: Executor, st: CoreState, op: Operation) -> None:
     from ..frontend.debug_ops import c_printf
     value, t = st.env[op.operands[0]], op.operands[0].type
     bits = _int_width(t) if isinstance(t, (IntegerType, IndexType)) else 64
-    sys.stdout.write(c_printf(op.format.data, value, bits))  # type: ignore[attr-defined]
+    text = c_printf(op.format.data, value, bits)  # type: ignore[attr-defined]
+    if ex.print_cores <= 1:
+        sys.stdout.write(text)
+    else:       # several cores print: whole lines, each named by its core
+        name = st.core.name
+        *lines, rest = (ex._print_pending.pop(name, "") + text).split("\n")
+        sys.stdout.write("".join(f"[{name}] {line}\n" for line in lines))
+        if rest:
+            ex._print_pending[name] = rest
     sys.stdout.flush()
 
 
