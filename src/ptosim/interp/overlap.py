@@ -35,7 +35,7 @@ class _Span:
     lo: int
     hi: int
     alloc: Operation | None     # the pto.alloc_tile the writing tile is a view of
-    name: str                   # its SSA name, for messages
+    value: SSAValue             # the tile written (its name is in the messages)
     writer: Operation           # the op that wrote the bytes
     read: bool = False
 
@@ -76,21 +76,28 @@ class TileOverlap:
         self.locate = locate
         self.warn = warn
         self._spans: dict[tuple[Any, ...], list[_Span]] = {}
+        self._outputs: dict[Operation, frozenset[SSAValue]] = {}
+        self._allocs: dict[SSAValue, Operation | None] = {}
 
     def op(self, op: Operation, operands: Sequence[tuple[Any, Any]]) -> None:
         """One tile op with its ``(SSA value, runtime value)`` operand pairs: warn about
         overlapping sources and about a write over unread bytes of another allocation,
         then record the op's reads and writes."""
-        written = outputs(op)
-        tiles = [(v, t) for v, t in operands if isinstance(t, Tile) and isinstance(v, SSAValue)]
-        sources = [(v, t) for v, t in tiles if v not in written]
-        self._sources(op, sources)
+        written = self._outputs.get(op)
+        if written is None:     # IRDL operand accessors are slow: once per op
+            written = self._outputs[op] = frozenset(outputs(op))
+        sources: list[tuple[SSAValue, Tile]] = []
+        dsts: list[tuple[SSAValue, Tile]] = []
+        for v, t in operands:
+            if type(t) is Tile and isinstance(v, SSAValue):
+                (dsts if v in written else sources).append((v, t))
+        if len(sources) > 1:
+            self._sources(op, sources)
         for _, t in sources:    # (an in-place destination is its own allocation: no finding)
             for span in self._overlapping(t):
                 span.read = True
-        for v, t in tiles:
-            if v in written:
-                self._write(op, v, t)
+        for v, t in dsts:
+            self._write(op, v, t)
 
     def forget(self) -> None:
         """Drop every span (`check` does at each block boundary: it walks both branches of
@@ -127,7 +134,10 @@ class TileOverlap:
             seen.append((value, t))
 
     def _write(self, op: Operation, value: SSAValue, t: Tile) -> None:
-        alloc = allocation(value)
+        try:
+            alloc = self._allocs[value]
+        except KeyError:
+            alloc = self._allocs[value] = allocation(value)
         lo, hi = t.ptr.offset, t.ptr.offset + t.nbytes
         key = self._key(t)
         kept: list[_Span] = []
@@ -140,16 +150,16 @@ class TileOverlap:
                 a, b = max(lo, s.lo), min(hi, s.hi)
                 where = self.locate(s.writer)
                 self.warn(f"{op.name}: {_name(value)} is written over {t.ptr.space} bytes "
-                     f"[{a}, {b}) of {s.name}, a different allocation, which "
+                     f"[{a}, {b}) of {_name(s.value)}, a different allocation, which "
                      f"{s.writer.name}{f' at {where}' if where else ''} wrote and nothing "
                      f"has read since", related=self.locate(alloc),
-                     note=f"{_name(value)} is allocated here, over {s.name}")
+                     note=f"{_name(value)} is allocated here, over {_name(s.value)}")
             # what the write leaves of the older span stays (with its state)
             if s.lo < lo:
-                kept.append(_Span(s.lo, lo, s.alloc, s.name, s.writer, s.read))
+                kept.append(_Span(s.lo, lo, s.alloc, s.value, s.writer, s.read))
             if hi < s.hi:
-                kept.append(_Span(hi, s.hi, s.alloc, s.name, s.writer, s.read))
-        kept.append(_Span(lo, hi, alloc, _name(value), op))
+                kept.append(_Span(hi, s.hi, s.alloc, s.value, s.writer, s.read))
+        kept.append(_Span(lo, hi, alloc, value, op))
         self._spans[key] = kept
 
 
