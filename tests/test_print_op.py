@@ -61,3 +61,33 @@ def test_round_trip_and_type_rules():
         "%n: i32)", "%n: i32, %p: !pto.ptr<f32, gm>)")
     with pytest.raises(Exception, match=r"pto\.print prints an index, integer or float scalar"):
         parse_module(bad)
+
+
+MULTI = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @k(%n: i32) attributes {pto.aicore} {
+    %b = pto.get_block_idx
+    pto.print ins("block %ld: ", %b : i64)
+    pto.print ins("n = %d\\n", %n : i32)
+    pto.print ins("tail %d", %n : i32)
+    return
+  }
+}
+"""
+
+
+def test_several_cores_print_whole_lines_named_by_their_core(tmp_path, capsys):
+    """With more than one core in the launch, each output line carries its core; a line a
+    core leaves unfinished is ended at the end of the run."""
+    (tmp_path / "k.pto").write_text(MULTI)
+    assert main(["run", str(tmp_path / "k.pto"), "--arg", "n=7", "--block-dim", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    printed = [t for t in lines if t.startswith("[")]
+    assert sorted(printed) == ["[block0.aiv0] block 0: n = 7", "[block0.aiv0] tail 7",
+                               "[block1.aiv0] block 1: n = 7", "[block1.aiv0] tail 7"]
+    # each core's lines in its program order
+    for core in ("[block0.aiv0]", "[block1.aiv0]"):
+        mine = [t for t in printed if t.startswith(core)]
+        assert mine[0].endswith("n = 7") and mine[1].endswith("tail 7")
+    # one core: the text exactly as printf writes it
+    assert main(["run", str(tmp_path / "k.pto"), "--arg", "n=7"]) == 0
+    assert capsys.readouterr().out.startswith("block 0: n = 7\ntail 7")

@@ -81,6 +81,7 @@ def _verify_diagnostics(args: argparse.Namespace) -> int:
     """``check --verify-diagnostics``: the diagnostics must be exactly the ones the
     kernel's ``// expected-error {{...}}`` comments announce (see `interp.expected`)."""
     from .errors import PtoSyntaxError, StructureError
+    from .interp.diagnostics import render
     from .interp.expected import Seen, expectations, line_of, verify
     from .interp.static import check_kernel
     limit = args.max_kernel_size or None
@@ -94,8 +95,11 @@ def _verify_diagnostics(args: argparse.Namespace) -> int:
     else:
         found = check_kernel(kernel.module, kernel.func, kernel.target(args.target),
                              kernel.locate)
-        seen += [Seen("warning", line_of(d.loc), d.message, d.render())
-                 for d in found.warnings]
+        for d in found.warnings:
+            seen.append(Seen("warning", line_of(d.loc), d.message, d.render()))
+            if d.related is not None:       # its note: checked like MLIR's expected-note
+                seen.append(Seen("note", line_of(d.related), d.note,
+                                 render(d.related, "note", d.note)))
         seen += [Seen("error", line_of(e.loc), str(e), str(e)) for e in found.errors]
     problems = verify(expected, seen, args.kernel)
     for line in problems:
@@ -110,6 +114,7 @@ def _verify_diagnostics(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from .interp.diagnostics import render
     from .interp.static import check_kernel
     if args.verify_diagnostics:
         return _verify_diagnostics(args)
@@ -118,6 +123,8 @@ def _check(args: argparse.Namespace) -> int:
     found = check_kernel(kernel.module, kernel.func, target, kernel.locate)
     for diag in found.warnings:
         _diagnostic(diag.render(), diag.loc)
+        if diag.related is not None:
+            _diagnostic(render(diag.related, "note", diag.note), diag.related)
     for err in found.errors:
         _diagnostic(str(err), err.loc)
     counts = (f"verified {found.verified} op(s), {found.skipped} left to run time (their "
@@ -232,6 +239,12 @@ def _run(args: argparse.Namespace) -> int:
     dump_dir = Path(args.dump_dir or ".")
     if dumps and not dump_dir.is_dir():
         raise UsageError(f"--dump-dir {dump_dir} is not a directory")
+    if args.compare_picture is not None:
+        if not goldens:
+            raise UsageError("--compare-picture draws --compare's mismatches; give --compare "
+                             "NAME=GOLDEN.bin too")
+        if not Path(args.compare_picture).is_dir():
+            raise UsageError(f"--compare-picture {args.compare_picture} is not a directory")
     op_log: contextlib.AbstractContextManager[Any] = contextlib.nullcontext(
         sys.stderr if args.log == "-" else None)
     if args.log not in (None, "-"):
@@ -400,6 +413,8 @@ def _report_comparisons(goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | N
         failed |= not result.ok
         for line in result.render():
             print(printable(line))
+        if args.compare_picture is not None and not result.ok:
+            print(printable(_compare_picture(name, outputs[name], want, shape, args)))
         writer = origin.buffer(f"GM %{name}") if origin is not None and not result.ok else None
         if writer is not None:
             first = result.first[0].index
@@ -409,6 +424,20 @@ def _report_comparisons(goldens: dict[str, tuple[np.ndarray, tuple[int, ...] | N
             for line in origin.lineage(writer, flat * size, (flat + 1) * size):
                 print(printable(line))
     return 1 if failed else 0
+
+
+def _compare_picture(name: str, got: Any, want: np.ndarray, shape: tuple[int, ...] | None,
+                     args: argparse.Namespace) -> str:
+    """``--compare-picture DIR``: draw where ``name``'s mismatches fall; the report line."""
+    from .compare import mismatch_picture
+    from .plotting import MissingDependencyError
+    path = Path(args.compare_picture) / f"compare-{name}.png"
+    try:
+        rows, cols = mismatch_picture(name, got, want, path, atol=args.atol, rtol=args.rtol,
+                                      shape=shape)
+    except MissingDependencyError as err:
+        return f"  (no picture of the mismatches: {err})"
+    return f"  picture of the mismatches ({rows}x{cols}): {path}"
 
 
 def _batch(args: argparse.Namespace) -> int:
@@ -828,6 +857,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="--compare: relative tolerance (default 0)")
     run.add_argument("--shape", action="append", metavar="NAME=RxC",
                      help="--compare: report positions of NAME in this shape, e.g. 40x64")
+    run.add_argument("--compare-picture", metavar="DIR",
+                     help="--compare: for each output that differs, also draw where the "
+                          "mismatches fall (its --shape, else rows of 64 elements) as "
+                          "DIR/compare-NAME.png; needs matplotlib (the plot extra)")
     run.add_argument("--blas-threads", type=_count, metavar="N",
                      help="threads numpy's BLAS may use during the run (default 1, or "
                           "$PTOSIM_BLAS_THREADS; 0: BLAS's own setting)")

@@ -10,6 +10,7 @@ pattern of positions rather than a flat offset.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -77,6 +78,73 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return shape
 
 
+def _closeness(got: np.ndarray, want: np.ndarray, atol: float, rtol: float
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """|got - want| (f64) and which elements match (allclose's rule, NaN matches NaN)."""
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(g - w)
+        close = diff <= atol + rtol * np.abs(w)
+    close |= (g == w)                                    # equal infinities
+    close |= np.isnan(g) & np.isnan(w)
+    return diff, close
+
+
+PICTURE_WIDTH = 64      # columns of the grid a flat output (no --shape) is drawn in
+
+
+def mismatch_picture(name: str, got: np.ndarray, want: np.ndarray, path: Path, *,
+                     atol: float = 0.0, rtol: float = 0.0,
+                     shape: tuple[int, ...] | None = None) -> tuple[int, int]:
+    """Where ``got`` and ``want`` differ, as a picture: matching elements light grey, the
+    others coloured by |error| (log scale), a NaN or inf error black. A 2-D ``shape`` is
+    drawn as it is; anything else as rows of `PICTURE_WIDTH` elements in flat order.
+    Returns the grid drawn (rows, cols). Needs matplotlib (the ``plot`` extra)."""
+    from .plotting import require_matplotlib
+    require_matplotlib()
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap, LogNorm
+
+    got, want = np.asarray(got).reshape(-1), np.asarray(want).reshape(-1)
+    diff, close = _closeness(got, want, atol, rtol)
+    if shape is not None and len(shape) == 2:
+        rows, cols = shape
+    else:
+        cols = min(PICTURE_WIDTH, got.size)
+        rows = -(-got.size // cols)
+    flat_err = np.full(rows * cols, np.nan)
+    flat_err[:got.size] = np.where(close, np.nan, diff)
+    flat_ok = np.full(rows * cols, np.nan)
+    flat_ok[:got.size] = np.where(close, 1.0, np.nan)
+    grid, ok = flat_err.reshape(rows, cols), flat_ok.reshape(rows, cols)
+    fig, ax = plt.subplots(figsize=(max(6.0, min(12, 2 + cols / 8)),
+                                    max(4.0, min(10, 1.5 + rows / 8))))
+    ax.imshow(ok, cmap=ListedColormap(["#dddddd"]), interpolation="nearest", aspect="auto")
+    finite = np.isfinite(grid)
+    errors = grid[finite & (grid > 0)]
+    if errors.size:
+        image = ax.imshow(np.where(finite & (grid > 0), grid, np.nan), cmap="plasma",
+                          norm=LogNorm(float(errors.min()), float(max(errors.max(),
+                                                                     errors.min() * 1.01))),
+                          interpolation="nearest", aspect="auto")
+        fig.colorbar(image, ax=ax, label="|error|")
+    special = ~np.isnan(grid) & ~finite
+    if special.any():
+        ax.imshow(np.where(special, 1.0, np.nan), cmap=ListedColormap(["black"]),
+                  interpolation="nearest", aspect="auto")
+    bad = int((~close).sum())
+    layout = (f"{rows}x{cols}" if shape is not None and len(shape) == 2
+              else f"flat order, {cols} per row")
+    ax.set_title(f"{name}: {bad} of {got.size} elements differ ({layout}); grey: match, "
+                 f"black: NaN / inf error", fontsize=9)
+    ax.set_xlabel("column")
+    ax.set_ylabel("row")
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return rows, cols
+
+
 def compare(name: str, got: np.ndarray, want: np.ndarray, *, atol: float = 0.0,
             rtol: float = 0.0, shape: tuple[int, ...] | None = None,
             show: int = 10) -> Comparison:
@@ -90,12 +158,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, *, atol: float = 0.0,
                             f"elements but {name} has {got.size}")
     if atol < 0 or rtol < 0:
         raise PtoValueError(f"tolerances must be >= 0, got atol={atol}, rtol={rtol}")
-    g, w = got.astype(np.float64), want.astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        diff = np.abs(g - w)
-        close = diff <= atol + rtol * np.abs(w)
-    close |= (g == w)                                    # equal infinities
-    close |= np.isnan(g) & np.isnan(w)
+    diff, close = _closeness(got, want, atol, rtol)
     bad_flat = np.flatnonzero(~close)
     if bad_flat.size == 0:
         return Comparison(name, shape, got.size, 0, 0.0, None)

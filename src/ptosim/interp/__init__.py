@@ -116,12 +116,14 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     machine.access_hook = observer.access if observer is not None else None
     executor = Executor(machine, locate, sync, progress, max_ops)
     executor.warnings = warnings
+    executor.print_cores = len(cores)
     try:
         with warning_sink(warnings) if warnings is not None else nullcontext(), \
                 quiet_floats():
             return launch(machine, func, args, cores, executor, sync)
     finally:
         machine.access_hook = None
+        executor.flush_prints()
 
 
 __all__ = ["run_kernel", "kernel_function", "EntryError", "kernel_kind", "target_of", "functions",

@@ -37,6 +37,7 @@ class DumpRequest:
     seen: int = 0
     data: np.ndarray | None = None
     tile: Any = None            # the Tile when BUFFER named a tile operand of the op
+    whole: np.ndarray | None = None     # that tile's rows x cols (padding too), for the picture
 
     @property
     def filename(self) -> str:
@@ -113,12 +114,19 @@ class Dumper:
                 if req.nth is None or req.seen == req.nth:
                     if tile is not None:
                         req.tile, req.data = tile, self.machine.read_tile(tile)
+                        req.whole = _whole_tile(self.machine, tile)
                     else:
                         req.data = self._buffer(req).copy()
 
     def __getattr__(self, name: str) -> Callable[..., None]:
         # the other observer events (access, flags, semaphores) do not matter here
         return lambda *args, **kwargs: None
+
+
+def _whole_tile(machine: Any, t: Any) -> np.ndarray:
+    """Every element of the tile (valid region and padding) in logical (row, col) order."""
+    buf, off = machine._region(t.ptr, t.nbytes, access="R", op="dump", operand="tile")
+    return t.layout.view(buf, off, t.dtype).reshape(t.rows, t.cols).copy()
 
 
 def write_dumps(requests: list[DumpRequest], folder: Path) -> list[str]:
@@ -142,38 +150,54 @@ def write_dumps(requests: list[DumpRequest], folder: Path) -> list[str]:
                 f"{t.dtype.name} after run {run} of line {req.line} in {path}")
         try:
             picture = path.with_suffix(".png")
-            tile_picture(req.data, t, f"{req.buffer} after line {req.line}", picture)
+            tile_picture(req.whole if req.whole is not None else req.data, t,
+                         f"{req.buffer} after line {req.line}", picture)
             lines.append(f"{what} (picture {picture})")
         except MissingDependencyError as err:
             lines.append(f"{what} (no picture: {err})")
     return lines
 
 
-def tile_picture(values: np.ndarray, tile: Any, title: str, path: Path) -> None:
-    """A heat map of a tile's valid region in logical order: NaN cells black, +inf white,
-    -inf grey, a colour bar for the finite values."""
+def tile_picture(values: np.ndarray, tile: Any, title: str, path: Path) -> bool:
+    """A heat map of a tile in logical (row, col) order: NaN cells black, +inf white, -inf
+    grey, a colour bar for the finite values. ``values`` is the whole tile or its valid
+    region; a valid region smaller than the values drawn is outlined in red (returns
+    whether it was)."""
     require_matplotlib()
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Rectangle
 
     x = values.astype(np.float64) if values.dtype.kind in "fiub" else \
         values.astype(np.float32).astype(np.float64)
     rows, cols = x.shape
+    vr, vc = min(tile.valid[0], rows), min(tile.valid[1], cols)
     fig, ax = plt.subplots(figsize=(max(6.0, min(12, 2 + cols / 8)),
                                     max(4.0, min(10, 1.5 + rows / 8))))
     finite = np.isfinite(x)
+    # the colour scale follows the valid region: padding (often a huge pad value) would
+    # flatten it
+    scale = x[:vr, :vc][finite[:vr, :vc]]
+    limits = (float(scale.min()), float(scale.max())) if scale.size else (None, None)
     shown = np.where(finite, x, np.nan)
-    image = ax.imshow(shown, cmap="viridis", interpolation="nearest", aspect="auto")
+    image = ax.imshow(shown, cmap="viridis", interpolation="nearest", aspect="auto",
+                      vmin=limits[0], vmax=limits[1])
     for mask, colour in ((np.isnan(x), "black"), (x == np.inf, "white"),
                          (x == -np.inf, "grey")):
         if mask.any():
             ax.imshow(np.where(mask, 1.0, np.nan), cmap=ListedColormap([colour]),
                       interpolation="nearest", aspect="auto")
+    outlined = (vr, vc) != (rows, cols)
+    if outlined:
+        ax.add_patch(Rectangle((-0.5, -0.5), vc, vr, fill=False, edgecolor="red",
+                               linewidth=2.5))
     fig.colorbar(image, ax=ax)
+    valid = f"valid {vr}x{vc}" + (" (red outline)" if outlined else "")
     ax.set_title(f"{title}: {tile.tile_type} {tile.dtype.name} {tile.rows}x{tile.cols}, "
-                 f"valid {rows}x{cols}\n(NaN black, +inf white, -inf grey)", fontsize=9)
+                 f"{valid}\n(NaN black, +inf white, -inf grey)", fontsize=9)
     ax.set_xlabel("column")
     ax.set_ylabel("row")
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     plt.close(fig)
+    return outlined

@@ -36,7 +36,7 @@ from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
-from ..tile.tile import Tile
+from .overlap import TileOverlap
 from .tiles import alloc_tile, make_view, partition, resolve
 
 # xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
@@ -241,6 +241,7 @@ class Executor:
         self.started = time.perf_counter()
         self.observer: Any = None   # a HazardChecker (or anything with its event methods)
         self.warnings: Any = None   # a WarningLog told which op runs, when one collects
+        self._overlap: TileOverlap | None = None     # see `interp.overlap`, with warnings
         # Each op's call shape (python_call / tile_call: operands as SSA values, decoded
         # from the IR's operand segments), built on the op's first run: the IR does not
         # change during a run, and decoding it was half the cost of a small DMA op.
@@ -250,6 +251,18 @@ class Executor:
         self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
         self._waiting: dict[Operation, bool] = {}
         self.subblocks = 2          # vector sub-blocks per block in this launch
+        # pto.print: with more than one core in the launch each output line is prefixed
+        # with its core; a core's line not yet ended waits here (`flush_prints`)
+        self.print_cores = 1
+        self._print_pending: dict[str, str] = {}
+
+    def flush_prints(self) -> None:
+        """End every core's unfinished pto.print line (at the end of a run, also a failed
+        one)."""
+        pending, self._print_pending = self._print_pending, {}
+        if pending:
+            sys.stdout.write("".join(f"[{name}] {rest}\n" for name, rest in pending.items()))
+            sys.stdout.flush()
 
     # --- entry points -------------------------------------------------------------------
     def run_function(self, state: CoreState, func: Operation, args: list[Any]
@@ -439,9 +452,15 @@ class Executor:
         pos, kw = call
         args = resolve([_resolve(state.env, a) for a in pos])
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
-        if self.warnings is not None and len(args) > 2:
-            self._overlapping_sources(op, pos, args)
         acc_in = getattr(op, "acc_in", None)
+        if self.warnings is not None:       # tiles of different allocations sharing bytes
+            if self._overlap is None:
+                self._overlap = TileOverlap(self.locate, self.warnings)
+            self.warnings.current = op
+            pairs = list(zip(pos, args))
+            if acc_in is not None:
+                pairs.append((acc_in, state.env[acc_in]))
+            self._overlap.op(op, pairs)
         before: Callable[[], None] | None = None
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
@@ -450,35 +469,6 @@ class Executor:
                 self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
             before = copy
         return self._invoke(state, op, spec, args, kw, before)
-
-
-    def _overlapping_sources(self, op: Operation, pos: list[Any], args: list[Any]) -> None:
-        """Warn when two source tiles of one op (the operands after the destination) are
-        different allocations sharing bytes: one load then overwrites the other's data
-        (a tile passed twice, or one allocation under two names, is fine)."""
-        seen: list[tuple[Any, Any]] = []
-        for value, t in zip(pos[1:], args[1:]):
-            if not isinstance(t, Tile) or not isinstance(value, SSAValue):
-                continue
-            for other_value, u in seen:
-                p, q = t.ptr, u.ptr
-                if value is other_value or (p.space, p.sub, p.block) != \
-                        (q.space, q.sub, q.block):
-                    continue
-                lo, hi = max(p.offset, q.offset), min(p.offset + t.nbytes, q.offset + u.nbytes)
-                if lo >= hi or not (isinstance(value, OpResult) and
-                                    isinstance(other_value, OpResult)) or \
-                        value.op is other_value.op:
-                    continue
-                assert self.warnings is not None
-                self.warnings.current = op
-                self.warnings(f"{op.name}: source tiles %{other_value.name_hint or '?'} and "
-                              f"%{value.name_hint or '?'} are different allocations sharing "
-                              f"{p.space} bytes [{lo}, {hi}); loading one overwrites the "
-                              f"other", related=self.locate(value.op),
-                              note=f"%{value.name_hint or '?'} is allocated here, over "
-                                   f"%{other_value.name_hint or '?'}")
-            seen.append((value, t))
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:
@@ -750,7 +740,15 @@ def _print_scalar(ex: Executor, st: CoreState, op: Operation) -> None:
     from ..frontend.debug_ops import c_printf
     value, t = st.env[op.operands[0]], op.operands[0].type
     bits = _int_width(t) if isinstance(t, (IntegerType, IndexType)) else 64
-    sys.stdout.write(c_printf(op.format.data, value, bits))  # type: ignore[attr-defined]
+    text = c_printf(op.format.data, value, bits)  # type: ignore[attr-defined]
+    if ex.print_cores <= 1:
+        sys.stdout.write(text)
+    else:       # several cores print: whole lines, each named by its core
+        name = st.core.name
+        *lines, rest = (ex._print_pending.pop(name, "") + text).split("\n")
+        sys.stdout.write("".join(f"[{name}] {line}\n" for line in lines))
+        if rest:
+            ex._print_pending[name] = rest
     sys.stdout.flush()
 
 

@@ -20,6 +20,7 @@ from ..errors import OutOfBoundsError, PtoError, warning_sink
 from ..machine import GM_GUARD, Ptr
 from .diagnostics import Diagnostic, WarningLog
 from .executor import _SIMPLE, Core, CoreState, Executor, _resolve, pointer_like
+from .overlap import TileOverlap
 from .tiles import resolve
 
 SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may address
@@ -64,17 +65,23 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
             st.env[arg] = (m.scratch + slot * SCRATCH_GM).cast(ptr_info(arg.type)[0])
         for i, value in (scalars or {}).items():
             st.env[entry.args[i]] = value
+    overlap = TileOverlap(locate, log)
+    block = None
     with warning_sink(log):
         for op in func.walk():
             log.current = op
-            _check_op(op, m, ex, states, result, locate)
+            if op.parent is not block:      # writes over unread bytes: within one block
+                block = op.parent
+                overlap.forget()
+            _check_op(op, m, ex, states, result, locate, overlap)
     result.warnings = log.diagnostics
     result.extents = {pointers[slot]: end for slot, end in sorted(m.extents.items())}
     return result
 
 
 def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreState],
-              result: CheckResult, locate: Callable[[Operation], str | None]) -> None:
+              result: CheckResult, locate: Callable[[Operation], str | None],
+              overlap: TileOverlap) -> None:
     cube_env = states["cube"].env
     if op.name in _ONCE:
         if not _known(cube_env, op.operands):
@@ -95,8 +102,12 @@ def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreSta
         if not _known(cube_env, op.operands):
             result.skipped += 1
             return
-        _verify_call(op, getattr(m, spec.method), resolve(_resolve(cube_env, pos)),
-                     _resolve(cube_env, kw), locate, result)
+        args = resolve(_resolve(cube_env, pos))
+        pairs = list(zip(pos, args))
+        if (acc_in := getattr(op, "acc_in", None)) is not None:
+            pairs.append((acc_in, cube_env[acc_in]))
+        overlap.op(op, pairs)
+        _verify_call(op, getattr(m, spec.method), args, _resolve(cube_env, kw), locate, result)
         return
     method = spec.method if spec is not None and spec.kind == "micro" else None
     st = states["vector" if spec is not None and spec.core_of(()) == "vector" else "cube"]
