@@ -27,6 +27,7 @@ from ..errors import (
 from ..isa import alu, convert
 from ..isa.spec import OpSpec
 from ..isa.tile_vector import VecRule, bind, signature
+from . import fastpath
 from .tile import Tile
 
 if TYPE_CHECKING:
@@ -51,6 +52,28 @@ _BOUND: dict[tuple[str, tuple[str, ...]], tuple[str, ...] | None] = {}
 
 
 def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
+    key = None
+    if m.access_hook is None:               # unobserved: the cached plan of this call
+        key, plan = fastpath.lookup(m, spec.name, args, kw)
+        if plan is not None:
+            plan(args)
+            return
+    op, names = _bind(m, spec, args, kw)
+    rule: VecRule = spec.impl
+    if key is not None:
+        plan = _plan(m, op, rule, names, args, kw)
+        fastpath.store(m, key, args, plan)
+        plan(args)
+        return
+    vals: dict[str, Any] = dict(zip(names, args[1:]))
+    vals["dst"] = args[0]
+    FAMILIES[rule.family](m, op, rule, vals, kw)
+
+
+def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
+          ) -> tuple[str, tuple[str, ...]]:
+    """The static rules of a call (operand kinds, keywords, roles, layouts, element
+    types): (op name, the operand names after dst)."""
     op = spec.method or spec.name.upper()
     if not args:
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
@@ -80,7 +103,27 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
     if "mask" in vals and vals["mask"].dtype.kind not in ("int", "uint"):
         raise DtypeError(f"mask must hold an integer type (packed bits), got "
                          f"{vals['mask'].dtype.name}", op=op, operand="mask")
-    FAMILIES[rule.family](m, op, rule, vals, kw)
+    return op, names
+
+
+def _plan(m: TileOps, op: str, rule: VecRule, names: tuple[str, ...], args: Sequence[Any],
+          kw: dict[str, Any]) -> fastpath.Plan:
+    """What an unobserved call with these tiles runs from now on (`fastpath`): a ufunc
+    into dst for plain elementwise calls, else the family function with the operand names
+    bound (its dynamic checks still run on every call)."""
+    if not kw:
+        dt = args[0].dtype
+        fast = fastpath.elementwise(m, rule.family, rule.lane, names, args,
+                                    lambda s: _scalar(op, s, dt))
+        if fast is not None:
+            return fast
+    family = FAMILIES[rule.family]
+
+    def generic(a: Sequence[Any]) -> None:
+        vals: dict[str, Any] = dict(zip(names, a[1:]))
+        vals["dst"] = a[0]
+        fastpath.quiet(family, m, op, rule, vals, kw)
+    return generic
 
 
 def _check_tile(op: str, name: str, t: object, m: TileOps) -> None:
@@ -140,6 +183,8 @@ def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[in
 def _nd(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
     """The whole ND tile as a writable (rows, cols) view of its buffer (ND is plain
     row-major, so no layout map is needed)."""
+    if m.access_hook is None:               # nothing observes: the tile's cached view
+        return fastpath.nd_view(m, t, operand)
     buf, off = m._region(t.ptr, t.nbytes, access=access, op="tile", operand=operand)
     return buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)
 
@@ -148,15 +193,14 @@ def _read(m: TileOps, t: Tile, rows: int | None = None, cols: int | None = None)
     vr, vc = t.valid
     r = vr if rows is None else rows
     c = vc if cols is None else cols
-    return np.array(_nd(m, t, "R", "src")[:r, :c])
+    return _nd(m, t, "R", "src")[:r, :c].copy()
 
 
 def _view(m: TileOps, t: Tile) -> np.ndarray:
     """The valid region as a read-only view, for computations that make a new array
     before anything is written (elementwise lane functions): no copy needed."""
     vr, vc = t.valid
-    buf, off = m._region(t.ptr, t.nbytes, access="R", op="tile", operand="src")
-    out = buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)[:vr, :vc]
+    out = _nd(m, t, "R", "src")[:vr, :vc]
     out.setflags(write=False)
     return out
 
@@ -283,7 +327,7 @@ def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
         return total.astype(f"u{dt.size}").view(dt.np)
     acc = np.zeros(rows, dt.np)
     for c in range(0, cols, step):
-        part = x[:, c:c + step].astype(np.float32).sum(axis=1, dtype=np.float32)
+        part = x[:, c:c + step].astype(np.float32, copy=False).sum(axis=1, dtype=np.float32)
         acc = alu.BINARY["add"](acc, part.astype(dt.np), dt)
     return acc
 
@@ -319,7 +363,7 @@ def _rowreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     src, dst = v["src"], v["dst"]
     vr, vc = src.valid
     _same_extent(op, "dst", dst, "src", src, 0)
-    out = _reduce_rows(_read(m, src), rule.lane, dst.dtype)
+    out = _reduce_rows(_view(m, src), rule.lane, dst.dtype)
     _write(m, dst, out.reshape(vr, 1))
 
 
@@ -384,7 +428,10 @@ def _argreduce(keep: int) -> Callable[..., None]:
     def run(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
         src, dst = v["src"], v["dst"]
         _same_extent(op, "dst", dst, "src", src, keep)
-        x = _read(m, src).astype(np.float64) if src.dtype.is_float else _read(m, src)
+        # f32 indexes as itself (widening is exact); f16 / bf16 through f64
+        x = _view(m, src)
+        if src.dtype.is_float and src.dtype.name != "f32":
+            x = x.astype(np.float64)
         out = _argext(x, rule.lane, 1 - keep)
         _write(m, dst, out.reshape((-1, 1) if keep == 0 else (1, -1)))
     return run
@@ -535,6 +582,8 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
             return np.broadcast_to(alu._arr(_scalar(op, scalar, elem), elem),
                                    (vr, reps * lanes)).copy()
         if not whole:
+            if vc == reps * lanes:          # no lanes past the valid columns
+                return _view(m, t)
             out = np.zeros((vr, reps * lanes), elem.np)
             out[:, :vc] = _read(m, t)
             return out
