@@ -231,7 +231,7 @@ def test_caches_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fastpath, "LIMIT", 4)
     m = ptosim.Machine(target="a5")
     a = m.tile("Vec", "f32", 8, 16)
-    for k in range(10):                     # a fresh destination tile each time
+    for _ in range(10):                     # a fresh destination tile each time
         m.TEXP(m.tile("Vec", "f32", 8, 16, addr=4096), a)
     assert len(m.__dict__["_tile_plans"]) <= 4
     assert len(m.__dict__["_tile_views"]) <= 4
