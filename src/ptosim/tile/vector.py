@@ -19,6 +19,7 @@ from ..dtypes import DType
 from ..errors import (
     DtypeError,
     NotImplementedOpError,
+    PtoError,
     PtoTypeError,
     PtoValueError,
     SpaceError,
@@ -111,12 +112,17 @@ def _plan(m: TileOps, op: str, rule: VecRule, names: tuple[str, ...], args: Sequ
     """What an unobserved call with these tiles runs from now on (`fastpath`): a ufunc
     into dst for plain elementwise calls, else the family function with the operand names
     bound (its dynamic checks still run on every call)."""
-    if not kw:
-        dt = args[0].dtype
-        fast = fastpath.elementwise(m, rule.family, rule.lane, names, args,
-                                    lambda s: _scalar(op, s, dt))
-        if fast is not None:
-            return fast
+    from . import vector_plans  # builds on this module
+    dt = args[0].dtype
+    try:                                    # (a hand-made tile out of bounds: the family
+        fast = fastpath.elementwise(m, rule.family, rule.lane, names, args,  # reports it)
+                                    lambda s: _scalar(op, s, dt)) if not kw else None
+        if fast is None:
+            fast = vector_plans.plan(m, op, rule, names, args, kw)
+    except PtoError:
+        fast = None
+    if fast is not None:
+        return fast
     family = FAMILIES[rule.family]
 
     def generic(a: Sequence[Any]) -> None:
@@ -326,9 +332,16 @@ def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
         total = x.astype(np.uint64).sum(axis=1, dtype=np.uint64)
         return total.astype(f"u{dt.size}").view(dt.np)
     acc = np.zeros(rows, dt.np)
-    for c in range(0, cols, step):
-        part = x[:, c:c + step].astype(np.float32, copy=False).sum(axis=1, dtype=np.float32)
-        acc = alu.BINARY["add"](acc, part.astype(dt.np), dt)
+    add = alu.native("add", dt)             # the exact ufunc, in a quiet run (f32)
+    # whole chunks of a contiguous region: every chunk's sum in one call (the same
+    # contiguous pairwise sum per chunk, bit for bit)
+    parts = x.reshape(rows, -1, step).astype(np.float32, copy=False).sum(
+        axis=2, dtype=np.float32) if x.flags.c_contiguous and cols % step == 0 else None
+    for i, c in enumerate(range(0, cols, step)):
+        part = parts[:, i] if parts is not None else \
+            x[:, c:c + step].astype(np.float32, copy=False).sum(axis=1, dtype=np.float32)
+        acc = add(acc, part) if add is not None else \
+            alu.BINARY["add"](acc, part.astype(dt.np), dt)
     return acc
 
 
@@ -419,7 +432,8 @@ def _pairwise_rows(x: np.ndarray, dt: DType) -> np.ndarray:
 def _argext(x: np.ndarray, lane: str, axis: int) -> np.ndarray:
     """Index of the first maximum / minimum along ``axis`` (vcmax / vcmin keep the first
     of equal values; a NaN counts as the extremum, numpy's rule)."""
-    return (np.argmax(x, axis=axis) if lane == "max" else np.argmin(x, axis=axis))
+    # the methods: np.argmax's dispatch wrapper costs more than the search on a tile
+    return x.argmax(axis=axis) if lane == "max" else x.argmin(axis=axis)
 
 
 def _argreduce(keep: int) -> Callable[..., None]:
