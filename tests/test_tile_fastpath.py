@@ -247,3 +247,26 @@ def test_quiet_restores_the_float_error_state() -> None:
         assert np.geterr()["over"] == "raise"
     assert np.geterr() == before
     assert np.isinf(m.read(d.ptr, 128)).all()
+
+
+def test_pto_kernel_takes_the_fast_path_unobserved_only() -> None:
+    """A `.pto` tile kernel calls the same Machine methods: unobserved (no hazard checker)
+    it runs plans, observed it runs every hook; the bytes are the same."""
+    from ptosim.kernel import Kernel
+    from test_tile_vector import KERNEL
+
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2, 2, (16, 64)).astype(np.float32)
+    x[3, :5] = [np.nan, np.inf, -np.inf, -0.0, 1e38]
+    y = rng.uniform(-2, 2, (16, 64)).astype(np.float32)
+    runs = {}
+    for hazards in (False, True):
+        runs[hazards] = Kernel.from_text(KERNEL).run(
+            {"x": x, "y": y, "o": np.zeros((16, 64), np.float32),
+             "m": np.zeros((16, 8), np.uint8), "s": 3.0}, hazards=hazards)
+    fast, slow = runs[False], runs[True]
+    assert fast.machine.__dict__.get("_tile_plans")
+    assert not slow.machine.__dict__.get("_tile_plans")
+    np.testing.assert_array_equal(fast.outputs["o"].view(np.uint32),
+                                  slow.outputs["o"].view(np.uint32))
+    assert np.array_equal(fast.machine.blocks[0].ub[0], slow.machine.blocks[0].ub[0])

@@ -335,8 +335,9 @@ def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
     add = alu.native("add", dt)             # the exact ufunc, in a quiet run (f32)
     # whole chunks of a contiguous region: every chunk's sum in one call (the same
     # contiguous pairwise sum per chunk, bit for bit)
-    parts = x.reshape(rows, -1, step).astype(np.float32, copy=False).sum(
-        axis=2, dtype=np.float32) if x.flags.c_contiguous and cols % step == 0 else None
+    parts = np.add.reduce(x.reshape(rows, -1, step).astype(np.float32, copy=False), axis=2,
+                          dtype=np.float32) if x.flags.c_contiguous and cols % step == 0 \
+        else None
     for i, c in enumerate(range(0, cols, step)):
         part = parts[:, i] if parts is not None else \
             x[:, c:c + step].astype(np.float32, copy=False).sum(axis=1, dtype=np.float32)
