@@ -377,9 +377,16 @@ def test_compare(name, mode):
     got = alu.compare(mode, a, b, dt)
     assert got.dtype == bool
     assert got.tolist() == [ops[mode](x, y) for x, y in zip(pa, pb, strict=True)]
+    fn = alu.compare_ufunc(mode, dt)        # the fast path's ufunc: the same predicate
+    if name in ("f16", "bf16"):
+        assert fn is None
+    else:
+        with alu.quiet_floats():
+            assert fn is not None and fn(a, b).tolist() == got.tolist()
 
 
 def test_compare_rejects_unknown_mode():
+    assert alu.compare_ufunc("lq", D("i32")) is None
     with pytest.raises(PtoValueError, match=r"compare: unknown mode 'lq'.*eq, ne, lt"):
         alu.compare("lq", np.int32([1]), np.int32([1]), D("i32"))
 

@@ -428,6 +428,15 @@ _CMP: dict[str, Callable[[Array, Array], Array]] = {
 CMP_MODES: tuple[str, ...] = tuple(_CMP)
 
 
+def compare_ufunc(mode: str, dt: DType) -> np.ufunc | None:
+    """The ufunc `compare` applies to arrays of ``dt``'s carrier as they are (None for an
+    unknown mode and for f16 / bf16, which `compare` widens first); call it with numpy's
+    float warnings off (`quiet_floats`)."""
+    if dt.is_float and dt.np != np.float32:
+        return None
+    return _CMP.get(str(mode).lower())  # type: ignore[return-value]
+
+
 def compare(mode: str, a: Any, b: Any, dt: DType) -> Array:
     """Lane predicate ``a <mode> b`` as a bool array (IEEE: any compare with NaN is false
     except ``ne``; unsigned types compare unsigned)."""
@@ -436,9 +445,11 @@ def compare(mode: str, a: Any, b: Any, dt: DType) -> Array:
         raise PtoValueError(f"compare: unknown mode {mode!r}; expected one of "
                             f"{', '.join(CMP_MODES)}")
     a, b = _arr(a, dt), _arr(b, dt)
+    if dt.is_float and dt.np != np.float32:
+        a, b = _f32(a), _f32(b)
+    if _QUIET[0]:                           # a quiet run: np.errstate is held already
+        return np.asarray(fn(a, b), dtype=bool)
     with np.errstate(all="ignore"):
-        if dt.is_float and dt.np != np.float32:
-            a, b = _f32(a), _f32(b)
         return np.asarray(fn(a, b), dtype=bool)
 
 

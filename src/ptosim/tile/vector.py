@@ -20,6 +20,7 @@ from ..dtypes import DType
 from ..errors import (
     DtypeError,
     NotImplementedOpError,
+    PtoError,
     PtoTypeError,
     PtoValueError,
     SpaceError,
@@ -28,6 +29,7 @@ from ..errors import (
 from ..isa import alu, convert
 from ..isa.spec import OpSpec
 from ..isa.tile_vector import VecRule, bind, signature
+from . import fastpath
 from .tile import Tile
 
 if TYPE_CHECKING:
@@ -51,30 +53,31 @@ def _kind(x: object) -> str:
 _BOUND: dict[tuple[str, tuple[str, ...]], tuple[str, ...] | None] = {}
 
 
-_PLANS_MAX = 4096          # prepared calls kept per Machine (cleared when full)
 
 
 def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
-    """Check and run a vector tile op. Unobserved (no access hook: no hazard checker,
-    timeline, provenance or poison map), a call repeating an earlier successful one on the
-    same operand objects (tiles are immutable; scalars compare by identity too) reuses
-    its prepared form: the checks passed then and cannot fail now, and the numpy views of
-    the tiles stay valid (buffers never move)."""
-    key: tuple | None = None
-    if m.access_hook is None:
-        key = (spec.name, *map(id, args), *kw.items())
-        try:
-            plan = m._tile_plans.get(key)
-        except TypeError:                   # an unhashable keyword value: no reuse
-            plan = key = None
+    key = None
+    if m.access_hook is None:               # unobserved: the cached plan of this call
+        key, plan = fastpath.lookup(m, spec.name, args, kw)
         if plan is not None:
-            plan[0]()
+            plan(args)
             return
-    _run(m, spec, args, kw, key)
+    op, names = _bind(m, spec, args, kw)
+    rule: VecRule = spec.impl
+    if key is not None:
+        plan = _plan(m, op, rule, names, args, kw)
+        fastpath.store(m, key, args, plan)
+        plan(args)
+        return
+    vals: dict[str, Any] = dict(zip(names, args[1:]))
+    vals["dst"] = args[0]
+    FAMILIES[rule.family](m, op, rule, vals, kw)
 
 
-def _run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any],
-         plan_key: tuple | None) -> None:
+def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
+          ) -> tuple[str, tuple[str, ...]]:
+    """The static rules of a call (operand kinds, keywords, roles, layouts, element
+    types): (op name, the operand names after dst)."""
     op = spec.method or spec.name.upper()
     if not args:
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
@@ -105,127 +108,32 @@ def _run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any],
     if "mask" in vals and vals["mask"].dtype.kind not in ("int", "uint"):
         raise DtypeError(f"mask must hold an integer type (packed bits), got "
                          f"{vals['mask'].dtype.name}", op=op, operand="mask")
-    FAMILIES[rule.family](m, op, rule, vals, kw)
-    if plan_key is not None:
-        plans = m._tile_plans
-        if len(plans) >= _PLANS_MAX:
-            plans.clear()
-        # the operands are kept with the plan, so their ids stay theirs while it lives
-        plans[plan_key] = (_prepared(m, op, rule, vals, kw), tuple(args))
+    return op, names
 
 
-def _prepared(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]
-              ) -> Callable[[], None]:
-    """The op as a closure over its checked operands. Elementwise ops on tiles with an
-    exact numpy ufunc (`alu.NATIVE`) write straight into dst's valid region; the rest
-    call their family with the bound operands."""
-    fam = rule.family
-    dst = v["dst"]
-    if fam == "rowexpandop":
-        return _prepared_rowexpand(m, op, rule, v, kw)
-    if fam == "part" and not kw.get("ptoas"):
-        return _prepared_part(m, op, rule, v, kw)
-    if fam in ("rowreduce", "rowarg") or (fam in ("colreduce", "colarg")
-                                          and not kw.get("is_binary")):
-        return _prepared_reduce(m, op, rule, v, kw)
-    ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name)) \
-        if fam in ("binary", "unary", "scalar") else None
-    names = {"binary": ("src0", "src1"), "unary": ("src",), "scalar": ("src",)}.get(fam, ())
-    if ufunc is None or any(v[n].dtype != dst.dtype for n in names):
-        family = FAMILIES[fam]
-        return lambda: family(m, op, rule, v, kw)
-    vr, vc = dst.valid
-    out = _nd(m, dst, "W", "dst")[:vr, :vc]
-    ins: list[Any] = [_view(m, v[n]) for n in names]
-    if fam == "scalar":     # src op s, the scalar in the element's carrier (as alu takes it)
-        ins.append(alu._arr(_scalar(op, v["scalar"], dst.dtype), dst.dtype))
-    return _ufunc_call(ufunc, ins, out)
-
-
-def _ufunc_call(ufunc: np.ufunc, ins: Sequence[Any], out: np.ndarray) -> Callable[[], None]:
-    """``ufunc(*ins, out=out)`` with numpy's float warnings off (already off in a run)."""
-    quiet = alu.quiet_state()
-
-    def call() -> None:
-        if quiet[0]:
-            ufunc(*ins, out=out)
-        else:
-            with np.errstate(all="ignore"):
-                ufunc(*ins, out=out)
-    return call
-
-
-def _prepared_part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
-                   kw: dict[str, Any]) -> Callable[[], None]:
-    """A partial op with an exact ufunc whose dst shares no bytes with its sources: the
-    covering source copied, the ufunc over the smaller source's region, on fixed views."""
-    dst, s0, s1 = v["dst"], v["src0"], v["src1"]
-    ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name))
-
-    def apart(a: Tile, b: Tile) -> bool:
-        p, q = a.ptr, b.ptr
-        return (p.space, p.sub, p.block) != (q.space, q.sub, q.block) or \
-            p.offset + a.nbytes <= q.offset or q.offset + b.nbytes <= p.offset
-    if ufunc is None or s0.dtype != dst.dtype or not (apart(dst, s0) and apart(dst, s1)):
-        family = FAMILIES[rule.family]
-        return lambda: family(m, op, rule, v, kw)
-    big, small = (s0, s1) if s0.valid == dst.valid else (s1, s0)
-    vr, vc = dst.valid
-    r, c = small.valid
-    out = _nd(m, dst, "W", "dst")[:vr, :vc]
-    whole, x, y = _view(m, big), _view(m, s0)[:r, :c], _view(m, s1)[:r, :c]
-    run = _ufunc_call(ufunc, (x, y), out[:r, :c])
-    if (r, c) == (vr, vc):              # both sources cover dst: just the ufunc
-        return run
-
-    def call() -> None:
-        out[...] = whole
-        run()
-    return call
-
-
-def _prepared_reduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
-                     kw: dict[str, Any]) -> Callable[[], None]:
-    """A row / column reduction or arg reduction on fixed views: the family's own
-    arithmetic (`_reduce_rows`, `_reduce_cols`, `_argext`) into dst's fixed cells."""
-    src, dst = v["src"], v["dst"]
-    vr, vc = src.valid
-    rows = rule.family.startswith("row")
-    x = _view(m, src)
-    out = _nd(m, dst, "W", "dst")[:vr, :1] if rows else _nd(m, dst, "W", "dst")[:1, :vc]
-    dt, lane, np_dt = dst.dtype, rule.lane, dst.dtype.np
-    if rule.family.endswith("arg"):
-        wide = src.dtype.is_float and src.dtype.name != "f32"
-
-        def arg() -> None:
-            y = x.astype(np.float64) if wide else x
-            out[...] = _argext(y, lane, 1 if rows else 0).reshape(out.shape).astype(
-                np_dt, copy=False)
-        return arg
-    if rows:
-        def row() -> None:
-            out[...] = _reduce_rows(x, lane, dt).reshape(vr, 1).astype(np_dt, copy=False)
-        return row
+def _plan(m: TileOps, op: str, rule: VecRule, names: tuple[str, ...], args: Sequence[Any],
+          kw: dict[str, Any]) -> fastpath.Plan:
+    """What an unobserved call with these tiles runs from now on (`fastpath`): a ufunc
+    into dst for plain elementwise calls, else the family function with the operand names
+    bound (its dynamic checks still run on every call)."""
+    from . import vector_plans  # builds on this module
+    dt = args[0].dtype
+    try:                                    # (a hand-made tile out of bounds: the family
+        fast = fastpath.elementwise(m, rule.family, rule.lane, names, args,  # reports it)
+                                    lambda s: _scalar(op, s, dt)) if not kw else None
+        if fast is None:
+            fast = vector_plans.plan(m, op, rule, names, args, kw)
+    except PtoError:
+        fast = None
+    if fast is not None:
+        return fast
     family = FAMILIES[rule.family]
-    return lambda: family(m, op, rule, v, kw)
 
-
-def _prepared_rowexpand(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
-                        kw: dict[str, Any]) -> Callable[[], None]:
-    """A row expand-op whose broadcast operand is its column 0 (valid cols 1, or
-    ``src1_col`` 1 as a .pto op has): the ufunc broadcasts that column itself."""
-    dst = v["dst"]
-    ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name))
-    full, bc = _expand_operands(op, v, 1)
-    b = v[bc]
-    col0 = kw.get("src1_col") == 1 or (kw.get("src1_col") is None and b.valid[1] == 1)
-    if ufunc is None or not col0 or any(v[n].dtype != dst.dtype for n in ("src0", "src1")):
-        family = FAMILIES[rule.family]
-        return lambda: family(m, op, rule, v, kw)
-    vr, vc = dst.valid
-    out = _nd(m, dst, "W", "dst")[:vr, :vc]
-    a, col = _view(m, v[full]), _view(m, b)[:vr, :1]
-    return _ufunc_call(ufunc, (a, col) if full == "src0" else (col, a), out)
+    def generic(a: Sequence[Any]) -> None:
+        vals: dict[str, Any] = dict(zip(names, a[1:]))
+        vals["dst"] = a[0]
+        fastpath.quiet(family, m, op, rule, vals, kw)
+    return generic
 
 
 def _check_tile(op: str, name: str, t: object, m: TileOps) -> None:
@@ -285,6 +193,8 @@ def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[in
 def _nd(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
     """The whole ND tile as a writable (rows, cols) view of its buffer (ND is plain
     row-major, so no layout map is needed)."""
+    if m.access_hook is None:               # nothing observes: the tile's cached view
+        return fastpath.nd_view(m, t, operand)
     buf, off = m._region(t.ptr, t.nbytes, access=access, op="tile", operand=operand)
     return buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)
 
@@ -293,15 +203,14 @@ def _read(m: TileOps, t: Tile, rows: int | None = None, cols: int | None = None)
     vr, vc = t.valid
     r = vr if rows is None else rows
     c = vc if cols is None else cols
-    return np.array(_nd(m, t, "R", "src")[:r, :c])
+    return _nd(m, t, "R", "src")[:r, :c].copy()
 
 
 def _view(m: TileOps, t: Tile) -> np.ndarray:
     """The valid region as a read-only view, for computations that make a new array
     before anything is written (elementwise lane functions): no copy needed."""
     vr, vc = t.valid
-    buf, off = m._region(t.ptr, t.nbytes, access="R", op="tile", operand="src")
-    out = buf[off:off + t.nbytes].view(t.dtype.np).reshape(t.rows, t.cols)[:vr, :vc]
+    out = _nd(m, t, "R", "src")[:vr, :vc]
     out.setflags(write=False)
     return out
 
@@ -420,20 +329,28 @@ def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, 
 def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
     """Row sums in the a5 TRowReduce order: per 256 B chunk one vcadd (its internal tree
     is unpublished: numpy's pairwise f32 sum here), accumulated chunk by chunk in the
-    element type (integers wrap)."""
+    element type (integers wrap). Quiet: inf - inf in a sum is NaN, as in `alu`."""
+    return fastpath.quiet(_chunk_sum_quiet, x, dt)
+
+
+def _chunk_sum_quiet(x: np.ndarray, dt: DType) -> np.ndarray:
     rows, cols = x.shape
     step = VL // dt.size
     if dt.kind in ("int", "uint"):            # modular: the order cannot matter
         total = x.astype(np.uint64).sum(axis=1, dtype=np.uint64)
         return total.astype(f"u{dt.size}").view(dt.np)
     acc = np.zeros(rows, dt.np)
-    add = alu.NATIVE.get(("add", dt.name))      # f32: the lane function is np.add itself
-    with np.errstate(all="ignore"):             # inf - inf is NaN, quietly, as in alu
-        for c in range(0, cols, step):
-            part = x[:, c:c + step].astype(np.float32, copy=False).sum(axis=1,
-                                                                       dtype=np.float32)
-            acc = add(acc, part) if add is not None else \
-                alu.BINARY["add"](acc, part.astype(dt.np), dt)
+    add = alu.native("add", dt)             # the exact ufunc, in a quiet run (f32)
+    # whole chunks of a contiguous region: every chunk's sum in one call (the same
+    # contiguous pairwise sum per chunk, bit for bit)
+    parts = np.add.reduce(x.reshape(rows, -1, step).astype(np.float32, copy=False), axis=2,
+                          dtype=np.float32) if x.flags.c_contiguous and cols % step == 0 \
+        else None
+    for i, c in enumerate(range(0, cols, step)):
+        part = parts[:, i] if parts is not None else \
+            x[:, c:c + step].astype(np.float32, copy=False).sum(axis=1, dtype=np.float32)
+        acc = add(acc, part) if add is not None else \
+            alu.BINARY["add"](acc, part.astype(dt.np), dt)
     return acc
 
 
@@ -468,7 +385,7 @@ def _rowreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     src, dst = v["src"], v["dst"]
     vr, vc = src.valid
     _same_extent(op, "dst", dst, "src", src, 0)
-    out = _reduce_rows(_view(m, src), rule.lane, dst.dtype)   # reads x, makes new arrays
+    out = _reduce_rows(_view(m, src), rule.lane, dst.dtype)
     _write(m, dst, out.reshape(vr, 1))
 
 
@@ -526,7 +443,8 @@ def _pairwise_rows(x: np.ndarray, dt: DType) -> np.ndarray:
 def _argext(x: np.ndarray, lane: str, axis: int) -> np.ndarray:
     """Index of the first maximum / minimum along ``axis`` (vcmax / vcmin keep the first
     of equal values; a NaN counts as the extremum, numpy's rule)."""
-    return (np.argmax(x, axis=axis) if lane == "max" else np.argmin(x, axis=axis))
+    # the methods: np.argmax's dispatch wrapper costs more than the search on a tile
+    return x.argmax(axis=axis) if lane == "max" else x.argmin(axis=axis)
 
 
 def _argreduce(keep: int) -> Callable[..., None]:
@@ -535,8 +453,9 @@ def _argreduce(keep: int) -> Callable[..., None]:
     def run(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
         src, dst = v["src"], v["dst"]
         _same_extent(op, "dst", dst, "src", src, keep)
+        # f32 indexes as itself (widening is exact); f16 / bf16 through f64
         x = _view(m, src)
-        if src.dtype.is_float and src.dtype.name != "f32":    # numpy compares f32 as is
+        if src.dtype.is_float and src.dtype.name != "f32":
             x = x.astype(np.float64)
         out = _argext(x, rule.lane, 1 - keep)
         _write(m, dst, out.reshape((-1, 1) if keep == 0 else (1, -1)))
@@ -555,8 +474,8 @@ def _expand(keep: int) -> Callable[..., None]:
 
 
 def _lane2(lane: str, a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
-    if lane == "expdif":
-        return alu.expdif(a, b, dt).astype(dt.np)
+    if lane == "expdif":                    # f32 -> f16 overflows to inf, quietly
+        return fastpath.quiet(lambda: alu.expdif(a, b, dt).astype(dt.np))
     return alu.BINARY[lane](a, b, dt)
 
 
@@ -714,6 +633,8 @@ def _cmp_rows(m: TileOps, op: str, dst: Tile, srcs: list[Tile], scalar: Any,
             return np.broadcast_to(alu._arr(_scalar(op, scalar, elem), elem),
                                    (vr, reps * lanes)).copy()
         if not whole:
+            if vc == reps * lanes:          # no lanes past the valid columns
+                return _view(m, t)
             out = np.zeros((vr, reps * lanes), elem.np)
             out[:, :vc] = _read(m, t)
             return out
