@@ -6,19 +6,21 @@ and against the compiled C++ reference CPU simulator.
 The C++ figures (`CPP_US`) were measured on this project's 2-core build machine on
 2026-11-23: pto-isa's header-only CPU simulator built locally with g++ 12 (`-std=c++20 -O2
 -D__CPU_SIM`), each op timed in a loop, best of 7 loops and of 5 runs (the simulator is
-not part of ptosim and never committed). Goal (issue 17): every op at least as fast as the
-simulator's figure; a repeated op on the same tiles is what both sides time.
+not part of ptosim and never committed); `--cpp BINARY` measures them in the same run
+instead (the last column says which: "run" or "rec"). Goal (issue 17): every op at least
+as fast as the simulator's figure; a repeated op on the same tiles is what both sides time.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 
 import numpy as np
 
 import ptosim
 
-from _timing import paired_us
+from _timing import cpp_figures, cpp_for, paired_us
 
 CPP_US = {"TLOAD Vec ND->ND 64x128 f32": 4.09, "TSTORE Vec->GM 64x128 f32": 3.63,
           "TLOAD ND->NZ 128x128 f32": 13.33, "TMOV Mat->Left 128x128 f32": 11.30,
@@ -28,7 +30,13 @@ CPP_US = {"TLOAD Vec ND->ND 64x128 f32": 4.09, "TSTORE Vec->GM 64x128 f32": 3.63
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer iterations")
-    k = 5 if parser.parse_args().quick else 1
+    parser.add_argument("--cpp", metavar="BINARY", default=os.environ.get("PTOSIM_CPP_BENCH"),
+                        help="a locally built C++ simulator benchmark printing '<op> <us>' "
+                             "lines, run in this run (default $PTOSIM_CPP_BENCH; without "
+                             "it the recorded CPP_US figures)")
+    opts = parser.parse_args()
+    k = 5 if opts.quick else 1
+    cpp_run = cpp_figures(opts.cpp)         # before and after ours: the best of both
     m = ptosim.Machine(target="a5")
     a = np.random.default_rng(0).standard_normal((128, 128)).astype(np.float32)
     g = m.global_tensor(m.gm(a), shape=(1, 1, 1, 128, 128), stride=(0, 0, 0, 128, 1))
@@ -66,13 +74,15 @@ def main() -> None:
         lambda: m.TSTORE(out, acc),
         lambda: nz.__setitem__(slice(None), a.reshape(128, 16, 8).transpose(1, 0, 2)),
         1000 // k)))
+    for label, us in cpp_figures(opts.cpp).items():
+        cpp_run[label] = min(us, cpp_run.get(label, us))
     print(f"{'op':30} {'ptosim us':>10} {'numpy us':>10} {'ratio':>7} {'C++ us':>8} "
           f"{'vs C++':>7}")
     missed = []
     for label, ours, base in rows:
-        cpp = CPP_US[label]
+        cpp, source = cpp_for(label, cpp_run, CPP_US)
         print(f"{label:30} {ours:10.1f} {base:10.1f} {ours / base:7.2f} {cpp:8.1f} "
-              f"{ours / cpp:6.2f}x")
+              f"{ours / cpp:6.2f}x {source}")
         if ours > cpp:
             missed.append(label)
     print("goal every op at least as fast as the C++ simulator: "

@@ -126,6 +126,29 @@ def test_reductions(dt: str) -> None:
     _same(build)
 
 
+@pytest.mark.parametrize("shape", [(8, 64), (4, 128), (3, 256)])
+def test_whole_row_reductions(shape: tuple[int, int]) -> None:
+    """Whole contiguous rows (the f32 chunked row sum and the column max / min into dst's
+    row), rows of -0.0 and of inf - inf included."""
+    def build(m: ptosim.Machine) -> Calls:
+        src = m.tile("Vec", "f32", *shape)
+        col = m.tile("Vec", "f32", shape[0], 8, valid=(shape[0], 1))
+        row = m.tile("Vec", "f32", 1, shape[1])
+        special = m.tile("Vec", "f32", *shape)
+
+        def fill_special() -> None:
+            x = np.full(shape, -0.0, np.float32)
+            x[1, :3] = [np.inf, -np.inf, 1.0]
+            m.write(special.ptr, x)
+        return [("TROWSUM", lambda: m.TROWSUM(col, src)),
+                ("TCOLMAX", lambda: m.TCOLMAX(row, src)),
+                ("TCOLMIN", lambda: m.TCOLMIN(row, src)),
+                ("special", fill_special),
+                ("TROWSUM -0.0", lambda: m.TROWSUM(col, special)),
+                ("TCOLMAX -0.0", lambda: m.TCOLMAX(row, special))]
+    _same(build)
+
+
 @pytest.mark.parametrize("dt", ["f32", "i32", "f16"])
 def test_expands_and_expand_ops(dt: str) -> None:
     def build(m: ptosim.Machine) -> Calls:
@@ -175,6 +198,8 @@ def test_compare_and_select(dt: str) -> None:
                   ("TCMPS dense", lambda: m.TCMPS(mask, a, 0, mode="gt", mask_layout="dense")),
                   ("TSEL", lambda: m.TSEL(d, mask, a, b)),
                   ("TSEL cpu", lambda: m.TSEL(d, mask, a, b, cpu_sim_compat=True)),
+                  ("TSEL whole rows", lambda: m.TSEL(fb, mask, full, fb)),
+                  ("TSEL in place", lambda: m.TSEL(full, mask, full, fb)),
                   ("TSELS", lambda: m.TSELS(d, mask, a, b, 2)),
                   ("TCMP bad mode", lambda: m.TCMP(mask, a, b, mode="xx"))]
         return calls

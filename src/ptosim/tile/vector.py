@@ -53,9 +53,9 @@ def _kind(x: object) -> str:
 _BOUND: dict[tuple[str, tuple[str, ...]], tuple[str, ...] | None] = {}
 
 
-
-
 def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> None:
+    """Check and run a vector tile op. Unobserved (no access hook), a call repeating an
+    earlier one on the same tiles runs the plan kept for it (`fastpath`)."""
     key = None
     if m.access_hook is None:               # unobserved: the cached plan of this call
         key, plan = fastpath.lookup(m, spec.name, args, kw)

@@ -16,7 +16,7 @@ import numpy as np
 from ..isa import alu
 from ..isa.tile_vector import VecRule
 from . import vector
-from .fastpath import Plan, nd_view, quiet, ufunc_quiet
+from .fastpath import Plan, nd_view, quiet, quiet_enter, quiet_exit, ufunc_quiet
 from .tile import Tile
 
 if TYPE_CHECKING:
@@ -38,10 +38,44 @@ def _rowreduce(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
         return None
     x, out = _valid(m, src, "src"), _valid(m, dst, "dst", cols=1)
     lane, dt = rule.lane, dst.dtype
+    if lane == "sum" and dt.name == "f32" and src.dtype.name == "f32":
+        return _rowsum_f32(x, out[:, 0])
 
     def run(a: Sequence[Any]) -> None:
         r = quiet(vector._reduce_rows, x, lane, dt)
         out[...] = r.reshape(-1, 1)        # (the family's astype and store, in one)
+    return run
+
+
+def _rowsum_f32(x: np.ndarray, out: np.ndarray) -> Plan | None:
+    """f32 row sums in `vector._chunk_sum`'s order, straight into dst's column: every
+    256 B chunk's pairwise sum in one call, then the chunks added left to right onto
+    +0.0 (so a row of -0.0 sums to +0.0, as the family's zero accumulator gives)."""
+    rows, cols = x.shape
+    step = vector.VL // 4
+    if not x.flags.c_contiguous or cols % step or rows == 0:
+        return None
+    n = cols // step
+    chunks = x.reshape(rows, n, step)
+    parts = np.empty((rows, n), np.float32)
+    zeros = np.zeros(rows, np.float32)
+    add = np.add
+    # ((0 + p0) + p1) + ... equals ((p0 + p1) + ...) + 0: the two differ only in the sign
+    # of a zero, which the final + 0 makes +0 (x + -0 = x + +0 = x for every other x)
+    cols_of = [parts[:, i] for i in range(n)]
+    first, rest = cols_of[0], cols_of[1:]
+
+    def run(a: Sequence[Any]) -> None:
+        token = quiet_enter()
+        try:
+            add.reduce(chunks, axis=2, out=parts)
+            acc = first
+            for p in rest:
+                add(acc, p, out=out)
+                acc = out
+            add(acc, zeros, out=out)
+        finally:
+            quiet_exit(token)
     return run
 
 
@@ -54,8 +88,14 @@ def _colreduce_exact(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     x, out = _valid(m, src, "src"), _valid(m, dst, "dst", rows=1)
     ufunc = np.maximum if rule.lane == "max" else np.minimum
 
+    row = out[0]
+
     def run(a: Sequence[Any]) -> None:
-        out[...] = quiet(ufunc.reduce, x, 0).reshape(1, -1)
+        token = quiet_enter()
+        try:
+            ufunc.reduce(x, axis=0, out=row)
+        finally:
+            quiet_exit(token)
     return run
 
 
@@ -167,10 +207,37 @@ def _sel(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     raw = nd_view(m, mask, "mask").reshape(-1).view(np.uint8).reshape(mask.rows, row_bytes)
     bits_src = raw[:vr, :need]
     x, y, out = _valid(m, s0, "src"), _valid(m, s1, "src"), _valid(m, dst, "dst")
+    es = dst.dtype.size
+    if vc % 8 == 0 and es in _LANE_MASKS and s0.dtype.size == s1.dtype.size == es:
+        return _sel_bitwise(bits_src, x, y, out, es)
 
     def run(a: Sequence[Any]) -> None:
         bits = np.unpackbits(bits_src, axis=1, count=vc, bitorder="little").view(bool)
         np.copyto(out, alu.select(bits, x, y))
+    return run
+
+
+# every mask byte as its 8 lanes' all-ones / all-zeros words, per element size
+_LANE_MASKS = {es: -np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                                  bitorder="little").astype(f"i{es}") for es in (1, 2, 4)}
+
+
+def _sel_bitwise(bits: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray, es: int
+                 ) -> Plan:
+    """TSEL as integer bit operations, ``y ^ ((x ^ y) & lanes)`` with each lane's mask
+    word looked up per mask byte: the bits move as they are (NaN payloads, -0.0), the same
+    as `alu.select`, without numpy's slower boolean select."""
+    table = _LANE_MASKS[es]
+    it = np.dtype(f"i{es}")
+    xi, yi, oi = x.view(it), y.view(it), out.view(it)
+    scratch = np.empty(x.shape, it)
+    shape = x.shape
+
+    def run(a: Sequence[Any]) -> None:
+        lanes = table.take(bits, axis=0).reshape(shape)
+        np.bitwise_xor(xi, yi, out=scratch)
+        np.bitwise_and(scratch, lanes, out=scratch)
+        np.bitwise_xor(yi, scratch, out=oi)
     return run
 
 
