@@ -324,6 +324,22 @@ class DmaOps(MachineState):
             return
         es, c0 = d.dtype.size, d.dtype.c0
         rs, cs = (inner, es) if mode == "nd2nz" else (es, inner)  # src bytes per r, per c
+        if cs == es and not small and dv % c0 == 0:
+            # whole C0 rows of 32 contiguous source bytes: a burst copy (the same checks
+            # and bytes; a tile op can replay it, `TileOps._replayed`)
+            key = ("frac", n, dv, rs, outer, g, l2, l3, l4, es, c0)
+            burst = self._op_plans.get(key)
+            if burst is None:
+                unit = BLOCK_BYTES
+                burst = burst_plan(c0 * es, [(n, rs, l2 * unit), (dv // c0, c0 * cs, l3 * unit),
+                                             (g, outer, l4 * unit)])
+                # the exact test: interleaved rows that never meet copy in one go;
+                # overlapping ones keep the general path below (and its warning)
+                burst = burst._replace(disjoint=not _frac_overlap(g, dv // c0, n, l2, l3, l4))
+                self._op_plans[key] = burst
+            if burst.disjoint:
+                run_burst(self, op, ("src", "dst"), s, d, burst)
+                return
         src_reg = self._region(s, (g - 1) * outer + (n - 1) * rs + (dv - 1) * cs + es,
                                access="R", op=op, operand="src")
         if small:
@@ -421,21 +437,29 @@ def _frac_small_c0(m: MachineState, op: str, d: Ptr, src_reg: tuple[np.ndarray, 
                                 npdt)
 
 
-def _warn_frac_overlap(op: str, g: int, nblk: int, n: int, l2: int, l3: int, l4: int) -> None:
-    """Warn when two generated 32 B rows land on the same destination unit (the manual
-    calls the result unstable). Cheap sufficient tests first, exact check otherwise."""
+def _frac_overlap(g: int, nblk: int, n: int, l2: int, l3: int, l4: int) -> bool:
+    """Whether two generated 32 B rows may land on the same destination unit. Cheap
+    sufficient tests first, exact check otherwise."""
     rows_ok = n == 1 or l2 >= 1
     block_span = (n - 1) * l2 + 1
     blocks_ok = nblk == 1 or l3 >= block_span
     group_span = (nblk - 1) * l3 + block_span
     groups_ok = g == 1 or l4 >= group_span
     if rows_ok and blocks_ok and groups_ok:
-        return
+        return False
     if g * nblk * n <= 1 << 20:
         units = (np.arange(g)[:, None, None] * l4 + np.arange(nblk)[None, :, None] * l3
                  + np.arange(n)[None, None, :] * l2).ravel()
         if np.unique(units).size == units.size:
-            return
+            return False
+    return True
+
+
+def _warn_frac_overlap(op: str, g: int, nblk: int, n: int, l2: int, l3: int, l4: int) -> None:
+    """Warn when two generated 32 B rows land on the same destination unit (the manual
+    calls the result unstable)."""
+    if not _frac_overlap(g, nblk, n, l2, l3, l4):
+        return
     warn(f"{op}: destination 32 B rows overlap (loop2 {l2}, loop3 {l3}, loop4 {l4} "
                   f"for {g} group(s) of {nblk} block(s) x {n} rows); the result is not a "
                   f"stable program result on hardware")

@@ -26,7 +26,17 @@ from ..errors import (
     warn,
 )
 from ..machine import MachineState, Ptr
-from .common import check_aligned, check_ptr, clause, field, require_op, strided, typed_key
+from .common import (
+    burst_plan,
+    check_aligned,
+    check_ptr,
+    clause,
+    field,
+    require_op,
+    run_burst,
+    strided,
+    typed_key,
+)
 
 _F32_ACC_MODES = frozenset({
     "f32_f16", "f32_bf16", "qf322hif8_pre_vec", "qf322hif8_pre_scalar",
@@ -181,6 +191,21 @@ class FixpipeOps(MachineState):
         count, s3, d3 = plan.loop3
         acc_es = 4
         nblk = -(-nv // 16)
+        if (count == 1 and plan.quant is None and plan.relu is None and combine is None
+                and plan.layout == "nz2nd" and nv == nblk * 16 and len(targets) == 1
+                and targets[0][1:] == (0, mv, 0, nv) and dt.np == s.dtype.np):
+            # a plain NZ -> ND copy of one type: each fractal row (16 elements) is one
+            # burst straight into dst's row, the same bytes without gathering first (and
+            # a tile op can replay it, `TileOps._replayed`)
+            bkey = (key, "burst") if key is not None else None
+            burst = self._op_plans.get(bkey) if bkey is not None else None
+            if burst is None:
+                burst = burst_plan(16 * acc_es, [(nblk, sstride * 16 * acc_es, 16 * acc_es),
+                                                 (mv, 16 * acc_es, dstride * acc_es)])
+                if bkey is not None:
+                    self._op_plans[bkey] = burst
+            run_burst(self, op, ("src", "dst"), s, targets[0][0], burst)
+            return
         src_extent = ((count - 1) * s3 * 16 + (nblk - 1) * sstride * 16 + (mv - 1) * 16 + 16) \
             * acc_es
         src_buf, src_off = self._region(s, src_extent, access="R", op=op, operand="src")
