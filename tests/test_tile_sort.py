@@ -125,6 +125,59 @@ def test_tsort32_tail_leaves_padded_copy_in_tmp():
     assert np.isneginf(t[13:]).all()
 
 
+PTOAS_PAD = np.float32(0xFF800000)        # the integer by value: 4286578688.0
+
+
+def test_tsort32_ptoas_template_short_rows():
+    """PTOAS's template (a .pto tsort32): the row copied to tmp in whole 32 B blocks, the
+    pad stored into the first 32 - tail lanes of the last block, then sorted from tmp; tmp
+    is used at its address whatever its size (the Gym case f32_2x13's 1x16 tmp)."""
+    m = mk()
+    src = m.tile("Vec", "f32", 2, 16, valid=(2, 13))
+    put(m, src, np.arange(32, dtype=np.float32).reshape(2, 16) + 1)
+    it = m.tile("Vec", "ui32", 2, 16, valid=(2, 13))
+    put(m, it, np.arange(32, dtype=np.uint32).reshape(2, 16) + 100)
+    dst = blank(m, "f32", 2, 64)
+    tmp = m.tile("Vec", "f32", 1, 16)
+    after = blank(m, "f32", 1, 16)                   # the UB bytes that follow tmp
+    m.TSORT32(dst, src, it, tmp, ptoas=True)
+    # staged block: 19 pads over the row's copy, then lanes 19..31 = the bytes after tmp
+    # (its own 16 elements: the row, then 3 pads spilt over the next tile)
+    sentinel = np.full(13, SENTINEL, np.uint8).repeat(4).view(np.float32)
+    block = np.concatenate([np.full(19, PTOAS_PAD, np.float32), sentinel])[None, :]
+    ids = np.arange(32, dtype=np.uint32).reshape(2, 16) + 100
+    got = raw(m, dst)
+    for r in range(2):
+        np.testing.assert_array_equal(got[r:r + 1, :32 * 8],
+                                      sort32_golden(block, ids[r:r + 1], "f32"))
+    after_now = m.read(after.ptr, 16)
+    assert (after_now[:3] == PTOAS_PAD).all()
+    assert (after_now[3:].view(np.uint32) == 0x5A5A5A5A).all()
+
+
+def test_tsort32_ptoas_template_long_rows():
+    """Rows over 8160 bytes: whole blocks sort straight from src, only the tail block goes
+    through tmp (its first 32 - tail lanes padded, the rest tmp's old bytes)."""
+    m = mk()
+    cols = 2084                                       # 65 whole blocks and a tail of 4
+    vals = np.random.default_rng(5).uniform(-9, 9, (1, 2088)).astype(np.float32)
+    src = m.tile("Vec", "f32", 1, 2088, valid=(1, cols))
+    put(m, src, vals)
+    it = m.tile("Vec", "ui32", 1, 2112, valid=(1, cols))
+    idx = np.arange(2112, dtype=np.uint32)[None, :]
+    put(m, it, idx)
+    dst = blank(m, "f32", 1, 67 * 64)
+    tmp = m.tile("Vec", "f32", 1, 32)
+    put(m, tmp, np.full(32, -7.0, np.float32))
+    m.TSORT32(dst, src, it, tmp, ptoas=True)
+    got = raw(m, dst)
+    np.testing.assert_array_equal(got[:, :2080 * 8], sort32_golden(vals[:, :2080], idx, "f32"))
+    block = np.concatenate([np.full(28, PTOAS_PAD, np.float32), np.full(4, -7.0, np.float32)])
+    want = sort32_golden(block[None, :], idx[:, 2080:2112], "f32")
+    np.testing.assert_array_equal(got[:, 2080 * 8:2112 * 8], want)
+    assert (got[:, 2112 * 8:] == SENTINEL).all()
+
+
 @pytest.mark.parametrize("build,exc,msg", [
     (lambda m: (m.tile("Vec", "i32", 1, 32), m.tile("Vec", "i32", 1, 32),
                 m.tile("Vec", "ui32", 1, 32)), DtypeError, "src element type must be one of"),

@@ -62,7 +62,9 @@ ROWS: tuple[OpSpec, ...] = (
     OpSpec("tprint", "tile", "V", "vector", "TPRINT", work=_work, syntax="tile_ins",
            operands=(_t("src"),), impl=TileRule("print", keywords=("format",))),
     # tmp (unaligned tails) is scratch the op writes: role W for the hazard checker
-    _row("tsort32", "sort32", (_t("src"), _t("idx"), _t("tmp", "W", optional=True))),
+    # a .pto tsort32 with an unaligned tail runs PTOAS's template (see docs)
+    _row("tsort32", "sort32", (_t("src"), _t("idx"), _t("tmp", "W", optional=True)),
+         text_defaults=(("ptoas", True),)),
     # TMRGSORT: the multi-list form (dst, tmp, src0, src1[, src2[, src3]]) is the row's order;
     # the single-list form (dst, src, block_len) its other form (src / block_len are
     # "optional" only so that the row's own order trims to the 2-4 list forms)

@@ -39,7 +39,7 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> An
         got = ", ".join(_kind(x) for x in ins)
         raise PtoTypeError(f"operands after dst must be {signature(spec)}, got ({got})", op=op)
     rule: TileRule = spec.impl
-    known = {k for _, k in spec.attrs} | set(rule.keywords)
+    known = {k for _, k in spec.attrs} | set(rule.keywords) | {k for k, _ in rule.text_defaults}
     for key in kw:
         if key not in known:
             raise PtoTypeError(f"unknown keyword {key!r}; known: "
@@ -68,6 +68,8 @@ def _rows_u8(m: TileOps, t: Tile, access: str, operand: str) -> np.ndarray:
 BLOCK = 32                 # records per vbitsort repeat
 RECORD = 8                 # bytes per (score, index) record
 MAX_UB_TMP = 32 * 255      # bytes one UB->UB copy moves: the a5 tail path's threshold
+REPEAT_MAX = 255           # vbitsort repeats per instruction
+BLOCK_BYTES = 32
 _NEG_INF = {"f32": np.uint32(0xFF800000), "f16": np.uint16(0xFC00)}
 
 
@@ -95,6 +97,12 @@ def _sort32(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
                           f"blocks of {BLOCK} records take {span * RECORD}", op=op,
                           operand="dst")
     esize = src.dtype.size
+    if kw.get("ptoas") and cols % BLOCK and tmp is not None:
+        if idx.cols < cols:
+            raise VerifyError(f"idx has {idx.cols} cols but src {cols} valid cols", op=op,
+                              operand="idx")
+        _sort32_ptoas(m, op, dst, src, idx, tmp, rows, cols)
+        return
     if tmp is not None and cols % BLOCK:
         if tmp.dtype.name != src.dtype.name:
             raise DtypeError(f"tmp is {tmp.dtype.name} but src is {src.dtype.name}", op=op,
@@ -118,15 +126,7 @@ def _sort32(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     have = min(span, idx.cols)
     index = np.zeros((rows, span), np.uint32)
     index[:, :have] = ix[:1 if idx.valid[0] == 1 else rows, :have]
-    # stable descending sort within each 32-record block; NaN scores sort last
-    kb = keys.reshape(rows, blocks, BLOCK)
-    order = np.argsort(np.where(np.isnan(kb), np.inf, -kb), axis=-1, kind="stable")
-    svals = np.take_along_axis(vals.reshape(rows, blocks, BLOCK), order, -1)
-    sidx = np.take_along_axis(index.reshape(rows, blocks, BLOCK), order, -1)
-    rec = np.zeros((rows, span, 2), np.uint32)
-    rec[..., 0] = svals.reshape(rows, span)        # f16: score in the low 2 bytes, 0 above
-    rec[..., 1] = sidx.reshape(rows, span)
-    _rows_u8(m, dst, "W", "dst")[:rows, :span * RECORD] = rec.view(np.uint8).reshape(rows, -1)
+    _rows_u8(m, dst, "W", "dst")[:rows, :span * RECORD] = _bitsort(vals, keys, index)
     if tmp is not None and cols % BLOCK:
         # the a5 tail path leaves the last row's padded copy in tmp
         flat = _nd(m, tmp, "W", "tmp").reshape(-1).view(bits)
@@ -134,6 +134,92 @@ def _sort32(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
             flat[:span] = vals[rows - 1]
         else:
             flat[:BLOCK] = vals[rows - 1, span - BLOCK:]
+
+
+def _bitsort(vals: np.ndarray, keys: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """vbitsort over (rows, n x 32) scores (their bits ``vals``, their values ``keys``) and
+    indices: each 32-record block sorted stably by descending score (NaN last); the
+    records as (rows, n x 32 x 8) bytes, f16 scores in the low 2 bytes, 0 above."""
+    rows, span = vals.shape
+    blocks = span // BLOCK
+    kb = keys.reshape(rows, blocks, BLOCK)
+    order = np.argsort(np.where(np.isnan(kb), np.inf, -kb), axis=-1, kind="stable")
+    rec = np.zeros((rows, span, 2), np.uint32)
+    rec[..., 0] = np.take_along_axis(vals.reshape(rows, blocks, BLOCK), order,
+                                     -1).reshape(rows, span)
+    rec[..., 1] = np.take_along_axis(index.reshape(rows, blocks, BLOCK), order,
+                                     -1).reshape(rows, span)
+    return rec.view(np.uint8).reshape(rows, -1)
+
+
+# PTOAS writes its pad as pto.f32(0xFF800000) / pto.f16(0xFC00): the integers converted
+# by value (4286578688.0 and, past f16's range, +inf), not the -inf bit patterns
+_PTOAS_PAD = {"f32": np.float32(0xFF800000).view(np.uint32),
+              "f16": np.float16(np.inf).view(np.uint16)}
+
+
+def _sort32_ptoas(m: TileOps, op: str, dst: Tile, src: Tile, idx: Tile, tmp: Tile,
+                  rows: int, cols: int) -> None:
+    """PTOAS's ``template_tsort32_with_tmp`` step by step, per row: the row (or, past
+    8160 bytes, its last block) copied to tmp in whole 32 B blocks, its pad value stored
+    into the first 32 - tail lanes of tmp's last block (``make_mask(dtype, 32 - tail)``),
+    then vbitsort from tmp; whole blocks before the tail sort straight from src. tmp is
+    used at its address whatever its size (the template checks none)."""
+    es = src.dtype.size
+    bits = np.uint32 if es == 4 else np.uint16
+    tail = cols % BLOCK
+    blocks = -(-cols // BLOCK)
+    pad = _PTOAS_PAD[src.dtype.name]
+    src_rows = _nd(m, src, "R", "src").view(bits)
+    index = _nd(m, idx, "R", "idx").view(np.uint32)
+    out = _rows_u8(m, dst, "W", "dst")
+    shared = idx.valid[0] == 1
+
+    def ids(r: int, start: int, n: int) -> np.ndarray:
+        got = np.zeros(n, np.uint32)        # records past idx's tile take index 0
+        have = index[0 if shared else r, start:start + n]
+        got[:have.size] = have
+        return got
+
+    def sort_into(r: int, start: int, scores: np.ndarray) -> None:
+        n = scores.size
+        keys = scores.view(src.dtype.np).astype(np.float64)[None, :]
+        out[r, start * RECORD:(start + n) * RECORD] = _bitsort(
+            scores[None, :], keys, ids(r, start, n)[None, :])[0]
+
+    if cols * es <= MAX_UB_TMP:
+        burst = -(-cols * es // BLOCK_BYTES) * BLOCK_BYTES // es
+        last = blocks * BLOCK - BLOCK
+        need = max(burst, last + BLOCK) * es
+        for r in range(rows):
+            buf, off = m._region(tmp.ptr, need, access="W", op=op, operand="tmp")
+            t = buf[off:off + need].view(bits)
+            t[:burst] = src_rows.reshape(-1)[r * src.cols:r * src.cols + burst]
+            t[last:last + BLOCK - tail] = pad
+            sort_into(r, 0, t[:blocks * BLOCK].copy())
+        return
+    loops = -(-blocks // REPEAT_MAX)
+    tail_repeats = blocks % REPEAT_MAX
+    for r in range(rows):
+        row = src_rows[r]
+        for j in range(loops):
+            base = j * REPEAT_MAX * BLOCK
+            if j < loops - 1:
+                sort_into(r, base, row[base:base + REPEAT_MAX * BLOCK].copy())
+                continue
+            if tail_repeats == 0:
+                continue
+            direct = max(tail_repeats - 1, 0)
+            if direct:
+                sort_into(r, base, row[base:base + direct * BLOCK].copy())
+            start = (j * REPEAT_MAX + tail_repeats - 1) * BLOCK
+            burst = -(-tail * es // BLOCK_BYTES) * BLOCK_BYTES // es
+            buf, off = m._region(tmp.ptr, max(burst, BLOCK) * es, access="W", op=op,
+                                 operand="tmp")
+            t = buf[off:off + max(burst, BLOCK) * es].view(bits)
+            t[:burst] = src_rows.reshape(-1)[r * src.cols + start:r * src.cols + start + burst]
+            t[:BLOCK - tail] = pad
+            sort_into(r, start, t[:BLOCK].copy())
 
 
 # --- TMRGSORT ------------------------------------------------------------------------------
