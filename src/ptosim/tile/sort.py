@@ -154,7 +154,7 @@ def _bitsort(vals: np.ndarray, keys: np.ndarray, index: np.ndarray) -> np.ndarra
 
 # PTOAS writes its pad as pto.f32(0xFF800000) / pto.f16(0xFC00): the integers converted
 # by value (4286578688.0 and, past f16's range, +inf), not the -inf bit patterns
-_PTOAS_PAD = {"f32": np.float32(0xFF800000).view(np.uint32),
+_PTOAS_PAD: dict[str, Any] = {"f32": np.float32(0xFF800000).view(np.uint32),
               "f16": np.float16(np.inf).view(np.uint16)}
 
 
