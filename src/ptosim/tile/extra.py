@@ -19,7 +19,7 @@ from ..dtypes import DType
 from ..errors import DtypeError, VerifyError
 from ..isa import alu
 from .tile import Tile
-from .vector import _nd, _scalar
+from .vector import _nd, _scalar, check_part_valid
 
 if TYPE_CHECKING:
     from .ops import TileOps
@@ -119,13 +119,7 @@ def _partarg(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
         same_valid(op, v, vname, (iname,))
     dst, s0, s1 = v["dst"], v["src0"], v["src1"]
     dv = dst.valid
-    if not ((s0.valid == dv or s1.valid == dv)
-            and max(s0.valid[0], s1.valid[0]) == dv[0]
-            and max(s0.valid[1], s1.valid[1]) == dv[1]):
-        raise VerifyError(f"one of src0 ({s0.valid[0]}x{s0.valid[1]}) and src1 "
-                          f"({s1.valid[0]}x{s1.valid[1]}) must have dst's valid region "
-                          f"{dv[0]}x{dv[1]} and the other must fit in it", op=op,
-                          operand="src0")
+    check_part_valid(op, dst, s0, s1)
     # a5 (vcmp_gt(src1, src0), vsel src1 : src0) keeps src0 on ties and NaN; a2a3
     # (vcmp_ge(src0, src1), vsel src0 : src1) takes src1 where a NaN is compared
     big = "src0" if s0.valid == dv else "src1"

@@ -538,6 +538,18 @@ def _colexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     _write(m, dst, _lane2(rule.lane, x, y, dst.dtype))
 
 
+def check_part_valid(op: str, dst: Tile, s0: Tile, s1: Tile) -> None:
+    """The partial ops' rule: one source has dst's valid region, the other fits in it."""
+    dv = dst.valid
+    if not ((s0.valid == dv or s1.valid == dv)
+            and max(s0.valid[0], s1.valid[0]) == dv[0]
+            and max(s0.valid[1], s1.valid[1]) == dv[1]):
+        raise VerifyError(f"one of src0 ({s0.valid[0]}x{s0.valid[1]}) and src1 "
+                          f"({s1.valid[0]}x{s1.valid[1]}) must have dst's valid region "
+                          f"{dv[0]}x{dv[1]} and the other must fit in it", op=op,
+                          operand="src0")
+
+
 def _part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     """Where both sources are valid: src0 op src1; elsewhere in dst's valid region the
     source that covers it (a5 TPartBinOps: one source must have dst's valid region and
@@ -547,13 +559,7 @@ def _part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, A
     if kw.get("ptoas") and rule.lane in ("max", "min"):
         _part_ptoas(m, rule, dst, s0, s1)
         return
-    if not ((s0.valid == dv or s1.valid == dv)
-            and max(s0.valid[0], s1.valid[0]) == dv[0]
-            and max(s0.valid[1], s1.valid[1]) == dv[1]):
-        raise VerifyError(f"one of src0 ({s0.valid[0]}x{s0.valid[1]}) and src1 "
-                          f"({s1.valid[0]}x{s1.valid[1]}) must have dst's valid region "
-                          f"{dv[0]}x{dv[1]} and the other must fit in it", op=op,
-                          operand="src0")
+    check_part_valid(op, dst, s0, s1)
     big, small = (s0, s1) if s0.valid == dv else (s1, s0)
     out = _read(m, big)
     r, c = small.valid
