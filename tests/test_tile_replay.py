@@ -79,3 +79,61 @@ def test_a_failing_load_is_not_replayed():
         with pytest.raises(ptosim.PtoError, match="past the end"):
             m.TLOAD(t, g)
     assert not m._tile_plans
+
+
+@pytest.mark.parametrize("overrun", ["error", "warn"])
+def test_repeats_bound_to_fixed_buffers(overrun):
+    """From the second repeat a replay copies between views bound once (tile, GM that
+    cannot grow); a GM allocation with an overrun backing keeps the checked path. Either
+    way the bytes follow new data, a TSTORE marks its GM allocation as stored, and an f32
+    accumulator stored as f32 replays as one burst copy too."""
+    m = ptosim.Machine(target="a5", gm_overrun=overrun)
+    rng = np.random.default_rng(4)
+    src = m.gm(np.zeros(16 * 64, np.float32))
+    dst = m.gm(np.zeros(16 * 64, np.float32))
+    out = m.gm(np.zeros(32 * 32, np.float32))
+    g = m.global_tensor(src, shape=(1, 1, 1, 16, 64), stride=(0, 0, 0, 64, 1))
+    h = m.global_tensor(dst, shape=(1, 1, 1, 16, 64), stride=(0, 0, 0, 64, 1))
+    o = m.global_tensor(out, shape=(1, 1, 1, 32, 32), stride=(0, 0, 0, 32, 1))
+    t = m.tile("Vec", "f32", 16, 64)
+    acc = m.tile("Acc", "f32", 32, 32)
+    assert not m.gm_stored(dst)
+    for _ in range(4):
+        x = rng.standard_normal(16 * 64).astype(np.float32)
+        a = rng.standard_normal(32 * 32).astype(np.float32)
+        m.write(src, x)
+        m.write(acc.ptr, a)
+        m.TLOAD(t, g)
+        m.TSTORE(h, t)
+        m.TSTORE(o, acc)
+        np.testing.assert_array_equal(m.read(dst, 16 * 64), x)
+        # NZ accumulator (16 x 16 fractals, column blocks outer) -> ND rows
+        nd = a.reshape(2, 32, 16).transpose(1, 0, 2).reshape(32, 32)
+        np.testing.assert_array_equal(m.read(out, 32 * 32).reshape(32, 32), nd)
+    assert m.gm_stored(dst) and m.gm_stored(out)
+    fixed = [len(plan) > 2 for plan in m._tile_plans.values()]
+    assert fixed and all(fixed) == (overrun == "error")
+
+
+def test_tmov_repeats_on_new_data():
+    """TMOV Mat -> Left (the same NZ image: one flat burst) and Vec -> Vec replay; a
+    transposing Mat -> Right does not (no burst) and still follows new data."""
+    outs = []
+    for observed in (False, True):
+        m = machine(observed)
+        rng = np.random.default_rng(6)
+        mat = m.tile("Mat", "f32", 32, 32, blayout="ColMajor", slayout="RowMajor")
+        left, right = m.tile("Left", "f32", 32, 32), m.tile("Right", "f32", 32, 32)
+        v, w = m.tile("Vec", "f32", 8, 64), m.tile("Vec", "f32", 8, 64)
+        for _ in range(3):
+            m.write(mat.ptr, rng.standard_normal(32 * 32).astype(np.float32))
+            m.write(v.ptr, rng.standard_normal(8 * 64).astype(np.float32))
+            m.TMOV(left, mat)
+            m.TMOV(right, mat)
+            m.TMOV(w, v)
+            np.testing.assert_array_equal(m.read(left.ptr, 32 * 32), m.read(mat.ptr, 32 * 32))
+            np.testing.assert_array_equal(m.read(w.ptr, 8 * 64), m.read(v.ptr, 8 * 64))
+        outs.append(m.read(right.ptr, 32 * 32))
+        replayed = {(key[0], key[1]) for key in m._tile_plans}
+        assert replayed == (set() if observed else {("TMOV", id(left)), ("TMOV", id(w))})
+    np.testing.assert_array_equal(*outs)

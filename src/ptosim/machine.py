@@ -227,6 +227,11 @@ class MachineState:
         return i >= 0 and isinstance(array, np.ndarray) and \
             np.shares_memory(self._gm[i].data, array)
 
+    def _gm_alloc(self, ptr: Ptr) -> _Allocation | None:
+        """The GM allocation whose range starts at or before ``ptr`` (None: none)."""
+        i = bisect.bisect_right(self._gm_bases, ptr.offset) - 1
+        return self._gm[i] if i >= 0 else None
+
     def gm_stored(self, ptr: Ptr) -> bool:
         """True when an op has written to the GM allocation at ``ptr`` (its bytes may
         still equal what they were); a kernel's pure inputs stay False."""

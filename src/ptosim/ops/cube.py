@@ -18,7 +18,17 @@ from ..dtypes import DType, dtype
 from ..errors import DtypeError, NotImplementedOpError, VerifyError, warn
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
-from .common import check_aligned, check_ptr, clause, field, require_op, strided
+from .common import (
+    Burst,
+    burst_plan,
+    check_aligned,
+    check_ptr,
+    clause,
+    field,
+    require_op,
+    run_burst,
+    strided,
+)
 
 MNK_BITS = 12  # m, n, k fields of the cube ops: 1..4095
 FRACTAL = 512  # one 16 x C0 fractal of L1 / L0A / L0B, in bytes
@@ -77,6 +87,11 @@ def read_matrix(buf: np.ndarray, offset: int, lay: Layout, dt: DType) -> np.ndar
 
 def write_matrix(buf: np.ndarray, offset: int, lay: Layout, dt: DType, mat: np.ndarray) -> None:
     lay.view(buf, offset, dt)[...] = mat.reshape(lay.shape)
+
+
+@lru_cache(maxsize=256)
+def _flat_burst(nbytes: int) -> Burst:
+    return burst_plan(nbytes, [(1, nbytes, nbytes)])
 
 
 class CubeMoveOps(MachineState):
@@ -220,14 +235,14 @@ class CubeMoveOps(MachineState):
         if transposed_dst:          # stage the transpose of the operand (B^T for L0B)
             rows, cols = cols, rows
         src_lay, r, c = _l1_source(rows, cols, transpose, dt)
+        if not transpose and not transposed_dst and src_lay == dst_lay:
+            # same image on both sides: one flat burst (a tile op can replay it)
+            run_burst(self, op, ("src", "dst"), s, d, _flat_burst(dst_lay.span * dt.size))
+            return
         src_buf, src_off = self._region(s, src_lay.span * dt.size, access="R", op=op,
                                         operand="src")
         dst_buf, dst_off = self._region(d, dst_lay.span * dt.size, access="W", op=op,
                                         operand="dst")
-        if not transpose and not transposed_dst and src_lay == dst_lay:
-            nbytes = dst_lay.span * dt.size          # same image on both sides: raw copy
-            dst_buf[dst_off:dst_off + nbytes] = src_buf[src_off:src_off + nbytes]
-            return
         mat = read_matrix(src_buf, src_off, src_lay, dt)
         mat = mat[:c, :r].T if transpose else mat[:r, :c]
         if transposed_dst:

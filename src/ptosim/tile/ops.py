@@ -21,7 +21,7 @@ from ..errors import (
     VerifyError,
 )
 from ..machine import Ptr
-from ..ops.common import run_burst
+from ..ops.common import Burst, run_burst
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
@@ -140,8 +140,18 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             run()
             return
         if plan is not None:
+            fixed = plan[2] if len(plan) > 2 else None
+            if fixed is not None:               # regions resolved once: copy straight
+                for copy in fixed:
+                    copy()
+                return
             for burst in plan[0]:
                 run_burst(self, *burst)
+            # every region checked again and fine: bind the copies to their buffers when
+            # none of them can move (on-chip buffers, GM allocations that cannot grow)
+            fixed = [self._fixed_copy(*burst) for burst in plan[0]]
+            if all(c is not None for c in fixed):
+                self._tile_plans[key] = (*plan[:2], fixed)
             return
         self._recording, self._recorded_writes = [], 0
         try:
@@ -153,6 +163,34 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if len(self._tile_plans) >= 4096:
                 self._tile_plans.clear()
             self._tile_plans[key] = (tuple(bursts), pins)   # pins keep the ids theirs
+
+    def _fixed_copy(self, op: str, names: tuple[str, str], src: Ptr, dst: Ptr, plan: Burst
+                    ) -> Callable[[], None] | None:
+        """A replayed burst as a copy between fixed array views (what `run_burst` does
+        after its region checks, which passed and cannot change while the buffers stay
+        put), or None when a side lives in GM that may grow or be re-backed."""
+        ends = []
+        for ptr, extent, name in ((src, plan.src_extent, names[0]),
+                                  (dst, plan.dst_extent, names[1])):
+            alloc = self._gm_alloc(ptr) if ptr.space == "gm" else None
+            if ptr.space == "gm" and (alloc is None or alloc.backing is not None):
+                return None
+            buf, off = self._region(ptr, extent, access="R", op=op, operand=name)
+            ends.append((buf, off, alloc))
+        (sb, so, _), (db, do, alloc) = ends
+        if plan.flat:
+            s_view, d_view = sb[so:so + plan.src_extent], db[do:do + plan.dst_extent]
+        elif plan.disjoint:
+            s_view = np.ndarray(plan.shape, plan.burst, sb, so, plan.src_strides)
+            d_view = np.ndarray(plan.shape, plan.burst, db, do, plan.dst_strides)
+        else:
+            return None                         # ordered copies keep `run_burst`
+
+        def copy() -> None:
+            if alloc is not None:
+                alloc.stored = True
+            d_view[...] = s_view
+        return copy
 
     def TLOAD(self, t: Tile, g: GlobalTensor, *, cpu_sim_compat: bool = False,
               extent: str = "valid") -> None:
@@ -429,6 +467,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec, Vec -> Mat (a5), Acc ->
         Mat and Acc -> Vec (a5) through FIXPIPE (``mode``: an AccToVecMode name, default
         the destination tile's own sub-block; ``pre_quant`` / ``pre_relu`` as FIXPIPE's)."""
+        self._replayed(("TMOV", id(dst), id(src), mode, pre_quant, pre_relu), (dst, src),
+                       lambda: self._tmov(dst, src, mode, pre_quant, pre_relu))
+
+    def _tmov(self, dst: Tile, src: Tile, mode: str | None, pre_quant: tuple | None,
+              pre_relu: tuple | None) -> None:
         op = "TMOV"
         pair = (src.tile_type, dst.tile_type)
         with _lowered(op):
