@@ -204,8 +204,9 @@ class FixpipeOps(MachineState):
                                                  (mv, 16 * acc_es, dstride * acc_es)])
                 if bkey is not None:
                     self._op_plans[bkey] = burst
-            run_burst(self, op, ("src", "dst"), s, targets[0][0], burst)
-            return
+            if burst.disjoint:              # (rows closer than n: the general path below)
+                run_burst(self, op, ("src", "dst"), s, targets[0][0], burst)
+                return
         src_extent = ((count - 1) * s3 * 16 + (nblk - 1) * sstride * 16 + (mv - 1) * 16 + 16) \
             * acc_es
         src_buf, src_off = self._region(s, src_extent, access="R", op=op, operand="src")

@@ -194,7 +194,8 @@ def _sort32_ptoas(m: TileOps, op: str, dst: Tile, src: Tile, idx: Tile, tmp: Til
         for r in range(rows):
             buf, off = m._region(tmp.ptr, need, access="W", op=op, operand="tmp")
             t = buf[off:off + need].view(bits)
-            t[:burst] = src_rows.reshape(-1)[r * src.cols:r * src.cols + burst]
+            chunk = src_rows.reshape(-1)[r * src.cols:r * src.cols + burst]
+            t[:chunk.size] = chunk          # (a block past the tile's end: not modelled)
             t[last:last + BLOCK - tail] = pad
             sort_into(r, 0, t[:blocks * BLOCK].copy())
         return
@@ -217,7 +218,8 @@ def _sort32_ptoas(m: TileOps, op: str, dst: Tile, src: Tile, idx: Tile, tmp: Til
             buf, off = m._region(tmp.ptr, max(burst, BLOCK) * es, access="W", op=op,
                                  operand="tmp")
             t = buf[off:off + max(burst, BLOCK) * es].view(bits)
-            t[:burst] = src_rows.reshape(-1)[r * src.cols + start:r * src.cols + start + burst]
+            chunk = src_rows.reshape(-1)[r * src.cols + start:r * src.cols + start + burst]
+            t[:chunk.size] = chunk
             t[:BLOCK - tail] = pad
             sort_into(r, start, t[:BLOCK].copy())
 
