@@ -127,6 +127,28 @@ def test_a_parsed_kernel_is_reused_until_its_text_changes(tmp_path):
     assert cli._load(args) is not first
 
 
+TWO_ENTRIES = """module attributes {pto.target_arch = "a5"} {
+  func.func @one(%x: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    return
+  }
+  func.func @two(%x: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    return
+  }
+}
+"""
+
+
+def test_entries_of_one_module_share_its_parse():
+    """A sweep over many entries of one file (`--entry` per case) parses it once; a
+    changed text or another file name parses anew."""
+    from ptosim.kernel import Kernel
+    one = Kernel.from_text(TWO_ENTRIES, "many.pto", "one")
+    two = Kernel.from_text(TWO_ENTRIES, "many.pto", "two")
+    assert two.module is one.module and (one.entry, two.entry) == ("one", "two")
+    assert Kernel.from_text(TWO_ENTRIES, "other.pto", "two").module is not one.module
+    assert Kernel.from_text(TWO_ENTRIES + "\n", "many.pto", "two").module is not one.module
+
+
 def test_ray_backend_on_a_local_instance(tmp_path):
     import ray  # noqa: F401  (the ray extra is part of .[dev])
     path, goldens = write_cases(tmp_path, 2)

@@ -87,6 +87,10 @@ class RunResult:
     provenance: Any = None              # interp.provenance.Provenance when asked for
 
 
+_PARSED: dict[tuple[str, str], ModuleOp] = {}     # (file name, text) -> parsed module
+_PARSED_MAX = 4
+
+
 class Kernel:
     """A parsed `.pto` module and the kernel function to launch."""
 
@@ -104,10 +108,20 @@ class Kernel:
 
     @classmethod
     def from_text(cls, text: str, filename: str = "<input>", entry: str | None = None) -> Kernel:
+        """Parse ``text`` (named ``filename`` in diagnostics). The same text under the same
+        name parses once per process: a sweep of cases over one large module (a test
+        file with hundreds of kernel functions, one ``--entry`` each) pays the parse once.
+        Runs never change a parsed module, so kernels may share it."""
         from .frontend import op_location, parse_module
         from .interp.diagnostics import remember_source
         remember_source(filename, text)
-        module = parse_module(text, filename)
+        key = (filename, text)
+        module = _PARSED.pop(key, None)
+        if module is None:
+            module = parse_module(text, filename)
+        _PARSED[key] = module                   # most recent last
+        while len(_PARSED) > _PARSED_MAX:
+            del _PARSED[next(iter(_PARSED))]
         return cls(module, filename, entry, op_location)
 
     @classmethod
