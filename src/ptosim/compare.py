@@ -100,7 +100,7 @@ def mismatch_picture(name: str, got: np.ndarray, want: np.ndarray, path: Path, *
     others coloured by |error| (log scale), a NaN or inf error black. A 2-D ``shape`` is
     drawn as it is; anything else as rows of `PICTURE_WIDTH` elements in flat order.
     Returns the grid drawn (rows, cols). Needs matplotlib (the ``plot`` extra)."""
-    from .plotting import require_matplotlib
+    from .plotting import require_matplotlib, save_grid
     require_matplotlib()
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap, LogNorm
@@ -137,11 +137,7 @@ def mismatch_picture(name: str, got: np.ndarray, want: np.ndarray, path: Path, *
               else f"flat order, {cols} per row")
     ax.set_title(f"{name}: {bad} of {got.size} elements differ ({layout}); grey: match, "
                  f"black: NaN / inf error", fontsize=9)
-    ax.set_xlabel("column")
-    ax.set_ylabel("row")
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    save_grid(fig, ax, path)
     return rows, cols
 
 

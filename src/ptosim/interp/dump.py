@@ -21,7 +21,7 @@ import numpy as np
 from xdsl.ir import Operation
 
 from ..errors import PtoValueError
-from ..plotting import MissingDependencyError, require_matplotlib
+from ..plotting import MissingDependencyError, require_matplotlib, save_grid
 from .diagnostics import split_loc
 
 _SPEC = re.compile(r"^(?:block(\d+)\.)?(%[\w.$-]+|ub1?|l1|l0a|l0b|l0c|bt|fb)@(\d+)(?:#(\d+))?$")
@@ -195,9 +195,5 @@ def tile_picture(values: np.ndarray, tile: Any, title: str, path: Path) -> bool:
     valid = f"valid {vr}x{vc}" + (" (red outline)" if outlined else "")
     ax.set_title(f"{title}: {tile.tile_type} {tile.dtype.name} {tile.rows}x{tile.cols}, "
                  f"{valid}\n(NaN black, +inf white, -inf grey)", fontsize=9)
-    ax.set_xlabel("column")
-    ax.set_ylabel("row")
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    save_grid(fig, ax, path)
     return outlined

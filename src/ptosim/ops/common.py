@@ -189,15 +189,21 @@ def run_burst(m: MachineState, op: str, names: tuple[str, str], src: Ptr, dst: P
                        runs=plan.src_runs)
     db, do = m._region(dst, plan.dst_extent, access="W", op=op, operand=names[1],
                        runs=plan.dst_runs)
-    if plan.flat:
-        db[do:do + plan.dst_extent] = sb[so:so + plan.src_extent]
-        return
-    s = np.ndarray(plan.shape, plan.burst, sb, so, plan.src_strides)
-    d = np.ndarray(plan.shape, plan.burst, db, do, plan.dst_strides)
-    if plan.disjoint:
+    s, d = burst_views(plan, sb, so, db, do)
+    if plan.flat or plan.disjoint:
         d[...] = s
     else:
         _ordered(s, d, op)
+
+
+def burst_views(plan: Burst, sb: np.ndarray, so: int, db: np.ndarray, do: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The source and destination of a burst copy as arrays over their buffers (one
+    slice each when the copy is flat, else one void element per burst)."""
+    if plan.flat:
+        return sb[so:so + plan.src_extent], db[do:do + plan.dst_extent]
+    return (np.ndarray(plan.shape, plan.burst, sb, so, plan.src_strides),
+            np.ndarray(plan.shape, plan.burst, db, do, plan.dst_strides))
 
 
 def plan_key(*parts: object) -> tuple | None:

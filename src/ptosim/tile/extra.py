@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import DtypeError, VerifyError
+from ..errors import DtypeError
 from ..isa import alu
 from .tile import Tile
-from .vector import _nd, _scalar, check_part_valid
+from .vector import _nd, _scalar, check_part_valid, same_valid
 
 if TYPE_CHECKING:
     from .ops import TileOps
@@ -49,16 +49,6 @@ def same_type(op: str, v: dict[str, Any], names: Sequence[str]) -> DType:
             raise DtypeError(f"{n} is {v[n].dtype.name} but {names[0]} is {first.name}: they "
                              f"must share one element type", op=op, operand=n)
     return first
-
-
-def same_valid(op: str, v: dict[str, Any], ref: str, names: Sequence[str]) -> tuple[int, int]:
-    vr, vc = v[ref].valid
-    for n in names:
-        if v[n].valid != (vr, vc):
-            r, c = v[n].valid
-            raise VerifyError(f"{n}'s valid region {r}x{c} differs from {ref}'s {vr}x{vc}",
-                              op=op, operand=n)
-    return vr, vc
 
 
 def valid_of(m: TileOps, t: Tile, operand: str) -> np.ndarray:

@@ -60,19 +60,6 @@ def quiet(fn: Callable[..., Any], *args: Any) -> Any:
         _extobj_contextvar.reset(token)
 
 
-def quiet_enter() -> Any:
-    """Turn numpy's float warnings off (unless a kernel run has already): the token for
-    `quiet_exit`. For plans that make several numpy calls under one switch."""
-    if alu._QUIET[0] or _extobj_contextvar is None:
-        return None
-    return _extobj_contextvar.set(_IGNORE)
-
-
-def quiet_exit(token: Any) -> None:
-    if token is not None:
-        _extobj_contextvar.reset(token)
-
-
 def ufunc_quiet(ufunc: np.ufunc, *xs: Any, out: np.ndarray) -> None:
     """``ufunc(*xs, out=out)`` with numpy's float warnings off."""
     if alu._QUIET[0]:

@@ -21,7 +21,7 @@ from ..errors import (
     VerifyError,
 )
 from ..machine import Ptr
-from ..ops.common import Burst, run_burst
+from ..ops.common import Burst, burst_views, run_burst
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
@@ -177,14 +177,10 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 return None
             buf, off = self._region(ptr, extent, access="R", op=op, operand=name)
             ends.append((buf, off, alloc))
-        (sb, so, _), (db, do, alloc) = ends
-        if plan.flat:
-            s_view, d_view = sb[so:so + plan.src_extent], db[do:do + plan.dst_extent]
-        elif plan.disjoint:
-            s_view = np.ndarray(plan.shape, plan.burst, sb, so, plan.src_strides)
-            d_view = np.ndarray(plan.shape, plan.burst, db, do, plan.dst_strides)
-        else:
+        if not (plan.flat or plan.disjoint):
             return None                         # ordered copies keep `run_burst`
+        (sb, so, _), (db, do, alloc) = ends
+        s_view, d_view = burst_views(plan, sb, so, db, do)
 
         def copy() -> None:
             if alloc is not None:

@@ -179,14 +179,20 @@ def _check_dtypes_once(op: str, rule: VecRule, elem: DType, dst: Tile, srcs: lis
                          f"{dst.dtype.name}", op=op, operand="dst")
 
 
-def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[int, int]:
-    vr, vc = vals["dst"].valid
+def same_valid(op: str, vals: dict[str, Any], ref: str, names: Sequence[str]
+               ) -> tuple[int, int]:
+    """``ref``'s valid region, which each of ``names`` must have too."""
+    vr, vc = vals[ref].valid
     for n in names:
         if vals[n].valid != (vr, vc):
             r, c = vals[n].valid
-            raise VerifyError(f"{n}'s valid region {r}x{c} differs from dst's {vr}x{vc}",
+            raise VerifyError(f"{n}'s valid region {r}x{c} differs from {ref}'s {vr}x{vc}",
                               op=op, operand=n)
     return vr, vc
+
+
+def _same_valid(op: str, vals: dict[str, Any], names: Sequence[str]) -> tuple[int, int]:
+    return same_valid(op, vals, "dst", names)
 
 
 # --- reading and writing ------------------------------------------------------------------

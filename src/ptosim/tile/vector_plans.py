@@ -16,7 +16,7 @@ import numpy as np
 from ..isa import alu
 from ..isa.tile_vector import VecRule
 from . import vector
-from .fastpath import Plan, nd_view, quiet, quiet_enter, quiet_exit, ufunc_quiet
+from .fastpath import Plan, nd_view, quiet, ufunc_quiet
 from .tile import Tile
 
 if TYPE_CHECKING:
@@ -65,18 +65,14 @@ def _rowsum_f32(x: np.ndarray, out: np.ndarray) -> Plan | None:
     cols_of = [parts[:, i] for i in range(n)]
     first, rest = cols_of[0], cols_of[1:]
 
-    def run(a: Sequence[Any]) -> None:
-        token = quiet_enter()
-        try:
-            add.reduce(chunks, axis=2, out=parts)
-            acc = first
-            for p in rest:
-                add(acc, p, out=out)
-                acc = out
-            add(acc, zeros, out=out)
-        finally:
-            quiet_exit(token)
-    return run
+    def sums() -> None:
+        add.reduce(chunks, axis=2, out=parts)
+        acc = first
+        for p in rest:
+            add(acc, p, out=out)
+            acc = out
+        add(acc, zeros, out=out)
+    return lambda a: quiet(sums)
 
 
 def _colreduce_exact(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
@@ -89,14 +85,7 @@ def _colreduce_exact(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     ufunc = np.maximum if rule.lane == "max" else np.minimum
 
     row = out[0]
-
-    def run(a: Sequence[Any]) -> None:
-        token = quiet_enter()
-        try:
-            ufunc.reduce(x, axis=0, out=row)
-        finally:
-            quiet_exit(token)
-    return run
+    return lambda a: quiet(ufunc.reduce, x, 0, None, row)      # (array, axis, dtype, out)
 
 
 def _arg(keep: int) -> Factory:
