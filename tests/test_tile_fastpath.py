@@ -260,6 +260,33 @@ def test_caches_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         m.TEXP(m.tile("Vec", "f32", 8, 16, addr=4096), a)
     assert len(m.__dict__["_vec_plans"]) <= 4
     assert len(m.__dict__["_tile_views"]) <= 4
+    d = m.tile("Vec", "f32", 8, 16, addr=4096)
+    for i in range(10):                     # a fresh scalar object each time
+        m.TMULS(d, a, float(i) + 0.5)
+    assert len(m.__dict__["_vec_ids"]) <= 4
+
+
+def test_scalar_objects_each_give_their_own_value() -> None:
+    """The identity key and the scalar-conversion cache hold the scalar object itself:
+    -0.0 after 0.0, an int after an equal float, a fresh object after a freed one all
+    compute with their own value."""
+    m = ptosim.Machine(target="a5")
+    d, a = _tiles(m, "f32", (8, 16), (8, 16), 2)
+    m.write(a.ptr, np.full(128, 3.0, np.float32))
+    neg, pos = -0.0, 0.0
+    for s, want in [(pos, 0.0), (pos, 0.0), (neg, -0.0), (neg, -0.0), (pos, 0.0), (2, 6.0),
+                    (2.0, 6.0), (1e-46, 0.0)] + [(float(i) / 4, 0.75 * i) for i in range(8)]:
+        m.TMULS(d, a, s)
+        got = m.read(d.ptr, 128)
+        assert np.array_equal(got.view(np.uint32), np.full(128, want, np.float32).view(
+            np.uint32)), (s, got[0])
+    i, j = _tiles(m, "i32", (8, 16), (8, 16), 2)
+    m.write(j.ptr, np.arange(128, dtype=np.int32))
+    for s in (3, 3, 4, 3.0):
+        m.TADDS(i, j, s)
+        assert np.array_equal(m.read(i.ptr, 128), np.arange(128) + int(s))
+    with pytest.raises(ptosim.DtypeError, match="not an integer"):
+        m.TADDS(i, j, 2.5)
 
 
 def test_quiet_restores_the_float_error_state() -> None:

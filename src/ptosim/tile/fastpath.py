@@ -7,8 +7,9 @@ machine (``Machine.access_hook`` is None: no hazard checker, access log, provena
 initcheck or timeline), `plan` checks the static rules of a call once per (op, tile
 objects, operand kinds, keywords) and keeps a plan for it: the family function with the
 operand names bound, or, for elementwise families whose lane function is a bare numpy
-ufunc (`alu.NATIVE`), that ufunc writing straight into the destination's valid region.
-Every byte is the same as on the observed path (tests/test_tile_fastpath.py compares
+ufunc (`alu.NATIVE`), that ufunc writing straight into the destination's valid region
+(as one flat run when the region is whole rows). A call on the very same operand objects
+as an earlier one finds its plan by their ids alone (`remember`). Every byte is the same as on the observed path (tests/test_tile_fastpath.py compares
 both); when an observer is attached every op takes the observed path with all hooks.
 """
 
@@ -76,6 +77,39 @@ def ufunc_quiet(ufunc: np.ufunc, *xs: Any, out: np.ndarray) -> None:
         _extobj_contextvar.reset(token)
 
 
+def ufunc_plan(ufunc: np.ufunc, *xs: np.ndarray, out: np.ndarray) -> Plan:
+    """A plan running ``ufunc(*xs, out=out)`` quietly: `ufunc_quiet` unrolled into one
+    closure per arity (this is the whole cost of a repeated elementwise op but numpy's)."""
+    flag, cv, ignore = alu._QUIET, _extobj_contextvar, _IGNORE
+    if cv is None:                          # pragma: no cover - other numpy
+        return lambda a: ufunc_quiet(ufunc, *xs, out=out)
+    if len(xs) == 1:
+        (x,) = xs
+
+        def one(a: Sequence[Any]) -> None:
+            if flag[0]:
+                ufunc(x, out=out)
+                return
+            token = cv.set(ignore)
+            try:
+                ufunc(x, out=out)
+            finally:
+                cv.reset(token)
+        return one
+    x, y = xs
+
+    def two(a: Sequence[Any]) -> None:
+        if flag[0]:
+            ufunc(x, y, out=out)
+            return
+        token = cv.set(ignore)
+        try:
+            ufunc(x, y, out=out)
+        finally:
+            cv.reset(token)
+    return two
+
+
 def nd_view(m: TileOps, t: Tile, operand: str) -> np.ndarray:
     """The whole ND tile as a writable (rows, cols) view of its buffer, built (and bounds
     checked, with the observed path's error) once per tile and machine. On-chip buffers
@@ -116,11 +150,35 @@ def lookup(m: TileOps, name: str, args: Sequence[Any], kw: dict[str, Any]
     return key, hit[1]
 
 
-def store(m: TileOps, key: tuple[Any, ...], args: Sequence[Any], plan: Plan) -> None:
+def store(m: TileOps, key: tuple[Any, ...], args: Sequence[Any], plan: Plan,
+          kw: dict[str, Any]) -> None:
+    """Keep ``plan`` under its key, and (calls without keywords) by identity too."""
     cache = m.__dict__["_vec_plans"]
     if len(cache) >= LIMIT:
         cache.clear()
     cache[key] = ([a for a in args if type(a) is Tile], plan)
+    if not kw:
+        remember(m, key[0], args, plan)
+
+
+def remember(m: TileOps, name: str, args: Sequence[Any], plan: Plan) -> None:
+    """Keep ``plan`` under (op name, id of every operand) in ``_vec_ids``: a call repeating
+    an earlier one on the very same operand objects finds it with the cheapest key
+    (`vector.method`'s call, while nothing observes). The entry holds the operands, scalars
+    too, so no other object can take one of those ids while it is cached."""
+    ids = m.__dict__.setdefault("_vec_ids", {})
+    if len(ids) >= LIMIT:                   # (a loop of fresh scalar objects fills it)
+        ids.clear()
+    ids[(name, *map(id, args))] = (tuple(args), plan)
+
+
+def flat(m: TileOps, t: Tile, operand: str, rows: int, cols: int, whole: bool
+         ) -> np.ndarray:
+    """The first ``rows`` x ``cols`` of a tile: one flat run when every tile of the call
+    has exactly ``cols`` columns (``whole``: a 1-D ufunc call costs numpy less than the
+    same elements in 2-D), else a 2-D view."""
+    view = nd_view(m, t, operand)
+    return view[:rows].reshape(-1) if whole else view[:rows, :cols]
 
 
 def elementwise(m: TileOps, family: str, lane: str, names: Sequence[str], args: Sequence[Any],
@@ -137,31 +195,32 @@ def elementwise(m: TileOps, family: str, lane: str, names: Sequence[str], args: 
     if any(t.valid != dst.valid or t.dtype.name != dst.dtype.name for t in tiles):
         return None
     vr, vc = dst.valid
-    out = nd_view(m, dst, "dst")[:vr, :vc]
+    whole = all(t.cols == vc for t in (dst, *tiles))
+    out = flat(m, dst, "dst", vr, vc, whole)
     if family == "unary":
-        src = nd_view(m, tiles[0], "src")[:vr, :vc]
-        return lambda a: ufunc_quiet(ufunc, src, out=out)
+        src = flat(m, tiles[0], "src", vr, vc, whole)
+        return ufunc_plan(ufunc, src, out=out)
     if family == "binary" and list(names) == ["src0", "src1"]:
-        x = nd_view(m, tiles[0], "src")[:vr, :vc]
-        y = nd_view(m, tiles[1], "src")[:vr, :vc]
-        return lambda a: ufunc_quiet(ufunc, x, y, out=out)
+        x = flat(m, tiles[0], "src", vr, vc, whole)
+        y = flat(m, tiles[1], "src", vr, vc, whole)
+        return ufunc_plan(ufunc, x, y, out=out)
     if family == "scalar" and list(names) == ["src", "scalar"] and scalar is not None:
-        x = nd_view(m, tiles[0], "src")[:vr, :vc]
+        x = flat(m, tiles[0], "src", vr, vc, whole)
         dt = dst.dtype
         conv = scalar
         floating = dt.is_float
+        last: list[Any] = [None, None]      # the last scalar object and its conversion
 
         def run(a: Sequence[Any]) -> None:
-            s = conv(a[2])                  # the family's checks and conversion, per call
-            # alu._arr's conversion (floats: np.asarray(s).astype, under quiet here)
-            if floating:
-                quiet(_scalar_float, ufunc, x, s, dt.np, out)
-            else:
-                ufunc(x, alu._arr(s, dt), out=out)
+            s = a[2]
+            if s is not last[0]:            # the family's checks and conversion, once per
+                v = conv(s)                 # scalar object (alu._arr's: floats by
+                last[1] = quiet(_scalar_float, v, dt.np) if floating else alu._arr(v, dt)
+                last[0] = s                 # np.asarray(s).astype, under quiet here)
+            ufunc_quiet(ufunc, x, last[1], out=out)
         return run
     return None
 
 
-def _scalar_float(ufunc: np.ufunc, x: np.ndarray, s: float, np_dt: Any, out: np.ndarray
-                  ) -> None:
-    ufunc(x, np.asarray(s).astype(np_dt), out=out)
+def _scalar_float(s: float, np_dt: Any) -> np.ndarray:
+    return np.asarray(s).astype(np_dt)

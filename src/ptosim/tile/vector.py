@@ -60,13 +60,15 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
     if m.access_hook is None:               # unobserved: the cached plan of this call
         key, plan = fastpath.lookup(m, spec.name, args, kw)
         if plan is not None:
+            if not kw:                      # (a scalar object new to this call shape)
+                fastpath.remember(m, spec.name, args, plan)
             plan(args)
             return
     op, names = _bind(m, spec, args, kw)
     rule: VecRule = spec.impl
     if key is not None:
         plan = _plan(m, op, rule, names, args, kw)
-        fastpath.store(m, key, args, plan)
+        fastpath.store(m, key, args, plan, kw)
         plan(args)
         return
     vals: dict[str, Any] = dict(zip(names, args[1:]))
@@ -818,13 +820,23 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+_NO_PLANS: dict[Any, Any] = {}
+
+
 def method(spec: OpSpec) -> Callable[..., Any]:
     """The Python face of a vector tile row: ``m.TADD(dst, src0, src1, **attrs)``."""
     if not isinstance(spec.impl, VecRule):
         # the irregular ops (isa.tile_sort rows); imported late: sort builds on this module
         from . import sort
         return sort.method(spec)
+    name = spec.name
+
     def call(self: TileOps, *args: Any, **kw: Any) -> None:
+        if not kw and self.access_hook is None:     # the same operand objects as before
+            hit = self.__dict__.get("_vec_ids", _NO_PLANS).get((name, *map(id, args)))
+            if hit is not None:                     # (fastpath.remember)
+                hit[1](args)
+                return
         run(self, spec, args, kw)
     call.__name__ = call.__qualname__ = spec.method or spec.name.upper()
     ins = ", ".join(o.name for o in spec.operands[1:])

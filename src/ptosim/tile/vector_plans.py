@@ -16,7 +16,7 @@ import numpy as np
 from ..isa import alu
 from ..isa.tile_vector import VecRule
 from . import vector
-from .fastpath import Plan, nd_view, quiet, ufunc_quiet
+from .fastpath import Plan, nd_view, quiet, ufunc_plan
 from .tile import Tile
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def _expandop(axis: int) -> Factory:
         big = _valid(m, v[full], full)
         x, y = (big, line) if full == "src0" else (line, big)
         out = _valid(m, dst, "dst")
-        return lambda a: ufunc_quiet(ufunc, x, y, out=out)
+        return ufunc_plan(ufunc, x, y, out=out)
     return make
 
 
@@ -147,7 +147,7 @@ def _part(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     if ufunc is None or not s0.valid == s1.valid == dst.valid:
         return None
     x, y, out = _valid(m, s0, "src"), _valid(m, s1, "src"), _valid(m, dst, "dst")
-    return lambda a: ufunc_quiet(ufunc, x, y, out=out)
+    return ufunc_plan(ufunc, x, y, out=out)
 
 
 def _cmp(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
@@ -206,27 +206,36 @@ def _sel(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     return run
 
 
-# every mask byte as its 8 lanes' all-ones / all-zeros words, per element size
-_LANE_MASKS = {es: -np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
-                                  bitorder="little").astype(f"i{es}") for es in (1, 2, 4)}
+# every mask byte as its 8 lanes' all-ones / all-zeros words, per element size, in 64-bit
+# words (a byte's 8 lanes are ``es`` of them): the same bits in fewer, wider operations
+_LANE_MASKS = {es: (-np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                                   bitorder="little").astype(f"i{es}")).view(np.int64)
+               for es in (1, 2, 4)}
 
 
 def _sel_bitwise(bits: np.ndarray, x: np.ndarray, y: np.ndarray, out: np.ndarray, es: int
                  ) -> Plan:
     """TSEL as integer bit operations, ``y ^ ((x ^ y) & lanes)`` with each lane's mask
     word looked up per mask byte: the bits move as they are (NaN payloads, -0.0), the same
-    as `alu.select`, without numpy's slower boolean select."""
-    table = _LANE_MASKS[es]
-    it = np.dtype(f"i{es}")
-    xi, yi, oi = x.view(it), y.view(it), out.view(it)
-    scratch = np.empty(x.shape, it)
-    shape = x.shape
+    as `alu.select`, without numpy's slower boolean select. Whole rows (x, y and dst as
+    one run each) go as flat 64-bit words, others row by row in 2-D."""
+    take = _LANE_MASKS[es].take             # (a fresh array: faster than take's out=)
+    if all(v.flags.c_contiguous for v in (x, y, out)):
+        xi, yi, oi = (v.reshape(-1).view(np.int64) for v in (x, y, out))
+        shape: tuple[int, ...] = xi.shape
+        it = np.dtype(np.int64)
+    else:
+        it = np.dtype(f"i{es}")
+        xi, yi, oi = x.view(it), y.view(it), out.view(it)
+        shape = (x.shape[0], -1)
+    scratch = np.empty(xi.shape, it)
+    xor, and_ = np.bitwise_xor, np.bitwise_and
 
     def run(a: Sequence[Any]) -> None:
-        lanes = table.take(bits, axis=0).reshape(shape)
-        np.bitwise_xor(xi, yi, out=scratch)
-        np.bitwise_and(scratch, lanes, out=scratch)
-        np.bitwise_xor(yi, scratch, out=oi)
+        lanes = take(bits, axis=0).reshape(shape).view(it)
+        xor(xi, yi, out=scratch)
+        and_(scratch, lanes, out=scratch)
+        xor(yi, scratch, out=oi)
     return run
 
 
