@@ -670,6 +670,21 @@ def _treshape(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
                      blayout=str(info["blayout"]), slayout=str(info["slayout"]), valid=valid)]
 
 
+def _subview(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    from ..frontend import tile_info
+    from ..frontend.tile_views import SubViewOp
+    from ..tile.shape import pto_subview
+    assert isinstance(op, SubViewOp)
+    env = st.env
+    sizes = op.size_values()
+    info: dict[str, Any] = tile_info(op.result.type)
+    valid = [int(env[v]) for v in op.valid] if op.valid else \
+        [n if d is None else int(d) for d, n in zip(info["valid"], sizes)]
+    row, col = (int(env[v]) for v in op.offsets)
+    return [pto_subview(env[op.source], row, col, (sizes[0], sizes[1]),
+                        (valid[0], valid[1]))]
+
+
 def _tile_buf_addr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [st.env[op.tile].ptr]  # type: ignore[attr-defined]
 
@@ -776,6 +791,7 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.make_tensor_view": _make_tensor_view, "pto.partition_view": _partition_view,
     "pto.alloc_tile": _alloc_tile, "pto.tile_buf_addr": _tile_buf_addr,
     "pto.treshape": _treshape,
+    "pto.subview": _subview,
     "pto.get_block_idx": _query(lambda ex, st: st.core.block),
     "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
     "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),

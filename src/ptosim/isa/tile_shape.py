@@ -32,9 +32,11 @@ ROWS: tuple[OpSpec, ...] = (
 # Views: no data moves, the scalar unit only re-points a tile (PTOAS TReshapeOp getPipe:
 # PIPE_S). The Python face returns the view (``m.TRESHAPE(src, dtype, rows, cols)``): a
 # ptosim Tile is immutable, where pto-isa's C++ re-points its dst argument. TSUBVIEW is a
-# Python-only method (`ptosim.tile.shape.tsubview`): PTOAS's ``pto.subview`` keeps the
-# parent's row stride under a smaller logical shape, which a ptosim Tile cannot express.
+# Python-only method (`ptosim.tile.shape.tsubview`, pto-isa's TSUBVIEW); ``pto.subview`` is
+# PTOAS's own view, lowered to a tile of the parent's physical shape with the window's valid
+# region (`ptosim.tile.shape.pto_subview`).
 VIEW_ROWS: tuple[OpSpec, ...] = (
     OpSpec("treshape", "view", "S", "any", "TRESHAPE"),
+    OpSpec("subview", "view", "S", "any"),          # `.pto` only (see below)
 )
 ROWS += VIEW_ROWS

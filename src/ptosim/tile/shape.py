@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..dtypes import dtype as _dtype
+from ..dtypes import DType, dtype as _dtype
 from ..errors import DtypeError, PtoTypeError, VerifyError
 from ..layout import layout_name
 from .extra import dtype_in, same_type, valid_of
@@ -192,3 +192,50 @@ def tsubview(m: TileOps, src: Tile, row: int, col: int, rows: int, cols: int, *,
                src.fractal, v, src.pad, m.target)
     return Tile(src.tile_type, src.dtype, rows, cols, src.blayout, src.slayout, src.fractal,
                 v, src.pad, src.ptr + offset)
+
+
+def subview_box(dt: DType, slayout: str, fractal: int) -> tuple[int, int]:
+    """The inner box PTOAS aligns a boxed ``pto.subview`` to (its verifier's inner shape:
+    16 x 16 for 1024 B fractals, 16 x 2 for 32 B ones, else the 512 B fractal's box);
+    (1, 1) for a non-boxed tile."""
+    if not _boxed(slayout):
+        return 1, 1
+    if fractal == 1024:
+        return 16, 16
+    if fractal == 32:
+        return 16, 2
+    return (16, BLOCK // dt.size) if slayout == "RowMajor" else (BLOCK // dt.size, 16)
+
+
+def pto_subview(src: Tile, row: int, col: int, sizes: tuple[int, int],
+                valid: tuple[int, int]) -> Tile:
+    """``pto.subview`` as PTOAS lowers it: a tile with src's physical shape (so its row /
+    column / fractal strides stay src's), its valid region the subview's, at src's address
+    plus (row, col) through src's layout strides; no data moves."""
+    op = "pto.subview"
+    rows, cols = sizes
+    vr, vc = valid
+    if row < 0 or col < 0:
+        raise VerifyError(f"offsets must be non-negative, got [{row}, {col}]", op=op,
+                          operand="offsets")
+    if not (0 <= vr <= rows and 0 <= vc <= cols):
+        raise VerifyError(f"valid [{vr}, {vc}] must lie in [0, sizes] = [{rows}, {cols}]",
+                          op=op, operand="valid")
+    if row + rows > src.rows or col + cols > src.cols:
+        raise VerifyError(f"the {rows}x{cols} window at [{row}, {col}] leaves src's "
+                          f"{src.rows}x{src.cols} tile", op=op, operand="source")
+    ir, ic = subview_box(src.dtype, src.slayout, src.fractal)
+    if row % ir or col % ic:
+        raise VerifyError(f"a {src.name} subview starts on its {ir}x{ic} inner box, got "
+                          f"offsets [{row}, {col}]", op=op, operand="offsets")
+    if not _boxed(src.slayout):         # the memref strides PTOAS gives the parent
+        offset = row * src.cols + col if src.blayout == "RowMajor" else row + col * src.rows
+    elif src.blayout == "ColMajor":
+        offset = row * ic + col * src.rows
+    else:
+        offset = row * src.cols + col * ir
+    if offset * src.dtype.size % BLOCK:
+        raise VerifyError(f"the subview starts {offset * src.dtype.size} B into its source: a "
+                          f"tile address must be 32-byte aligned", op=op, operand="offsets")
+    return Tile(src.tile_type, src.dtype, src.rows, src.cols, src.blayout, src.slayout,
+                src.fractal, (vr, vc), src.pad, src.ptr + offset)
