@@ -154,3 +154,40 @@ def test_every_window_element_is_the_parents(tile_type: str, dt: str, rows: int,
     for i in range(0, size[0], 3):
         for j in range(0, size[1], 5):
             assert base + v_off[i, j] == p_off[r + i, c + j], (i, j)
+
+
+MEMREF_KERNEL = """
+module {
+  func.func @k(%src: memref<16x16xf32, #pto.address_space<gm>>,
+               %dst: memref<8x8xf32, strided<[17, 1]>, #pto.address_space<gm>>) {
+    %c8 = arith.constant 8 : index
+    %two = arith.constant 2.0 : f32
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+    pto.tload ins(%src : memref<16x16xf32, #pto.address_space<gm>>) outs(%t : !pto.tile_buf<vec, 16x16xf32>)
+    %s = pto.subview %t[%c8, %c0] sizes [8, 8] : !pto.tile_buf<vec, 16x16xf32>
+    pto.tmuls ins(%s, %two : !pto.tile_buf<vec, 8x8xf32>, f32) outs(%s : !pto.tile_buf<vec, 8x8xf32>)
+    pto.tstore ins(%s : !pto.tile_buf<vec, 8x8xf32>) outs(%dst : memref<8x8xf32, strided<[17, 1]>, #pto.address_space<gm>>)
+    return
+  }
+}
+"""
+
+
+def test_shaped_gm_memrefs_are_tensor_views() -> None:
+    """PTOAS's memref spelling of tload / tstore operands: the memref's shape and strides
+    (row-major, or its strided layout) make the view, as a make_tensor_view would."""
+    text = MEMREF_KERNEL.replace("%c8 = arith", "%c0 = arith.constant 0 : index\n    %c8 = arith")
+    a = np.arange(256, dtype=np.float32).reshape(16, 16)
+    out = np.full(8 * 17, -1.0, np.float32)
+    res = Kernel.from_text(text).run({"src": a, "dst": out})
+    want = np.full(8 * 17, -1.0, np.float32)
+    np.lib.stride_tricks.as_strided(want, (8, 8), (17 * 4, 4))[...] = a[8:, :8] * 2
+    np.testing.assert_array_equal(res.outputs["dst"], want)
+
+
+def test_a_dynamic_memref_is_not_a_view() -> None:
+    text = MEMREF_KERNEL.replace("memref<16x16xf32,", "memref<?x16xf32,")
+    with pytest.raises(ptosim.PtoError, match=r"pto\.tload: src must be a "
+                                              r"!pto\.partition_tensor_view \(or !pto\.tensor_view, "
+                                              r"or a GM memref of static shape\)"):
+        Kernel.from_text(text)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, MemRefType, StringAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -37,7 +37,14 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from ..dtypes import DTYPES
-from .attributes import KINDS, SPACE_ALIASES, _WordAttr, element_name, is_number_type
+from .attributes import (
+    KINDS,
+    SPACE_ALIASES,
+    AddressSpaceAttr,
+    _WordAttr,
+    element_name,
+    is_number_type,
+)
 
 # .pto spelling -> ptosim name (the names `ptosim.Machine.tile` uses)
 TILE_LOCS: dict[str, str] = {"vec": "Vec", "mat": "Mat", "left": "Left", "right": "Right",
@@ -480,7 +487,23 @@ def is_tile_type(t: Attribute) -> bool:
 
 
 def is_view_type(t: Attribute) -> bool:
-    return isinstance(t, (TensorViewType, PartitionTensorViewType))
+    return isinstance(t, (TensorViewType, PartitionTensorViewType)) or \
+        memref_view(t) is not None
+
+
+def memref_view(t: Attribute) -> tuple[list[int], list[int], str] | None:
+    """``(shape, strides, dtype)`` of a statically shaped GM memref that a tile op reads or
+    writes as a tensor view (PTOAS accepts ``pto.tload ins(%a : memref<16x16xf32,
+    #pto.address_space<gm>>)``): its strides are the memref's layout (row-major without
+    one); None for any other type."""
+    if not isinstance(t, MemRefType) or not isinstance(t.memory_space, AddressSpaceAttr) \
+            or t.memory_space.space() != "gm" or not t.has_static_shape():
+        return None
+    name = element_name(t.element_type)
+    strides = t.get_strides()
+    if name is None or strides is None or any(s is None for s in strides):
+        return None
+    return list(t.get_shape()), [int(s) for s in strides], name  # type: ignore[arg-type]
 
 
 def tile_info(t: Attribute) -> dict[str, object]:
@@ -519,6 +542,8 @@ def view_info(t: Attribute) -> tuple[list[int | None], str]:
     >>> view_info(TensorViewType([1, None, 64], f32))   # f32 from xdsl.dialects.builtin
     ([1, None, 64], 'f32')
     """
+    if (mem := memref_view(t)) is not None:
+        return list[int | None](mem[0]), mem[2]
     if not is_view_type(t):
         raise TypeError(f"{t} is not a !pto.tensor_view or !pto.partition_tensor_view type")
     assert isinstance(t, _ViewType)
@@ -534,6 +559,7 @@ def tile_space(t: TileBufType) -> str:
 KINDS.update({
     "tile": (is_tile_type, "a !pto.tile_buf"),
     "tensor_view": (lambda t: isinstance(t, TensorViewType), "a !pto.tensor_view"),
-    "view": (is_view_type, "a !pto.partition_tensor_view (or !pto.tensor_view)"),
+    "view": (is_view_type, "a !pto.partition_tensor_view (or !pto.tensor_view, or a GM "
+                           "memref of static shape)"),
     "scalar": (is_number_type, "an integer or float scalar"),
 })

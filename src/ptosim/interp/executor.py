@@ -37,7 +37,7 @@ from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .overlap import TileOverlap
-from .tiles import alloc_tile, make_view, partition, resolve
+from .tiles import alloc_tile, make_view, memref_operands, partition, resolve
 
 # xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
 # same contract (equality is identity) and makes each environment lookup ~3x cheaper.
@@ -247,6 +247,7 @@ class Executor:
         # change during a run, and decoding it was half the cost of a small DMA op.
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
+        self._memref_views: dict[Operation, list[tuple[int, list[int], list[int]]]] = {}
         self._direct: dict[Operation, Any] = {}     # _vector_op's plans
         self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
         self._waiting: dict[Operation, bool] = {}
@@ -450,7 +451,13 @@ class Executor:
         if call is None:
             call = self._calls[op] = op.tile_call()  # type: ignore[attr-defined]
         pos, kw = call
-        args = resolve([_resolve(state.env, a) for a in pos])
+        args = [_resolve(state.env, a) for a in pos]
+        memrefs = self._memref_views.get(op)
+        if memrefs is None:
+            memrefs = self._memref_views[op] = memref_operands(pos)
+        for i, shape, strides in memrefs:       # GM memrefs as tensor views (a Ptr at run
+            args[i] = make_view(self.m, args[i], shape, strides, None)  # time)
+        args = resolve(args)
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
         acc_in = getattr(op, "acc_in", None)
         if self.warnings is not None:       # tiles of different allocations sharing bytes

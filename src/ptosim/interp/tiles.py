@@ -15,7 +15,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from ..errors import PtoError
 from ..tile.tensor import GlobalTensor
@@ -68,6 +68,19 @@ def partition(machine: Any, view: View, offsets: list[int], sizes: list[int]) ->
                                   f"view of shape {list(g.shape)}")
     base = g.ptr + sum(o * st for o, st in zip(off, g.stride))
     return View(machine.global_tensor(base, tuple(size), g.stride, g.layout), view.explicit)
+
+
+def memref_operands(pos: list[Any]) -> list[tuple[int, list[int], list[int]]]:
+    """(position, shape, strides) of a tile op's operands typed as statically shaped GM
+    memrefs: a kernel argument (a Ptr at run time) that the op takes as a tensor view
+    (`frontend.tile_types.memref_view`), made one with `make_view`."""
+    from ..frontend.tile_types import memref_view
+    out = []
+    for i, a in enumerate(pos):
+        mem = memref_view(a.type) if isinstance(a, SSAValue) else None
+        if mem is not None:
+            out.append((i, mem[0], mem[1]))
+    return out
 
 
 def resolve(args: list[Any]) -> list[Any]:
