@@ -45,7 +45,6 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from ..errors import NotImplementedOpError
 from ..isa import GENERATED, OpSpec
 from ..isa.tile_vector import bind, signature
 from .attributes import _WordAttr, kind_error
@@ -213,9 +212,11 @@ class TileDpsOp(IRDLOperation):
         kinds = [_operand_kind(t) for t, _ in types]
         form = bind(cls.SPEC, kinds)
         if form is None and tuple(kinds) in getattr(cls.SPEC.impl, "text_missing", ()):
-            raise NotImplementedOpError(
-                f"{name} with ins({', '.join(kinds)}) (PTOAS's scalar-k comparison form) is "
-                f"not implemented: see docs/semantics.md, TGATHER", op=cls.SPEC.name.upper())
+            # a known PTOAS spelling ptosim does not run (parse errors are the only errors
+            # text loading raises)
+            parser.raise_error(f"{name} with ins({', '.join(kinds)}) (PTOAS's scalar-k "
+                               f"comparison form) is not implemented: its scalar k matches no "
+                               f"pto-isa overload; see docs/semantics.md, TGATHER", ins_pos)
         if form is None:
             parser.raise_error(f"{name}: ins(...) must be {signature(cls.SPEC)}, got "
                                f"({', '.join(kinds)})", ins_pos)

@@ -26,7 +26,7 @@ class TileRule:
     text_defaults: tuple[tuple[str, object], ...] = ()
     keywords: tuple[str, ...] = ()       # Python-only keywords (no text attribute)
     text_call: str = ""                  # a tile_dps_n row's own text -> Python mapping
-    # ins(...) kinds of a PTOAS spelling ptosim parses but does not run (NotImplementedOpError)
+    # ins(...) kinds of a PTOAS spelling ptosim rejects as not implemented (a parse error)
     text_missing: tuple[tuple[str, ...], ...] = ()
 
 
