@@ -107,6 +107,9 @@ class Target:
     tpartarg_src0_ge: bool = False
     # UB -> UB staging copies of TCONCAT / TTRANS move whole 32 B blocks per row
     vec_block_copies: bool = False
+    # TGATHER's comparison form runs the a5 vsqz / vstur stream code (a2a3 stages it in tmp
+    # with vcmpvs + vreducev2: not implemented)
+    tgather_cmp: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -182,6 +185,7 @@ A2A3 = Target(
 
 A5 = Target(
     name="a5",
+    tgather_cmp=True,
     ttrans_row_blocks=True,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,

@@ -211,6 +211,12 @@ class TileDpsOp(IRDLOperation):
         ops = Operands(parser, name)
         kinds = [_operand_kind(t) for t, _ in types]
         form = bind(cls.SPEC, kinds)
+        if form is None and tuple(kinds) in getattr(cls.SPEC.impl, "text_missing", ()):
+            # a known PTOAS spelling ptosim does not run (parse errors are the only errors
+            # text loading raises)
+            parser.raise_error(f"{name} with ins({', '.join(kinds)}) (PTOAS's scalar-k "
+                               f"comparison form) is not implemented: its scalar k matches no "
+                               f"pto-isa overload; see docs/semantics.md, TGATHER", ins_pos)
         if form is None:
             parser.raise_error(f"{name}: ins(...) must be {signature(cls.SPEC)}, got "
                                f"({', '.join(kinds)})", ins_pos)

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import DtypeError, PtoTypeError, PtoValueError, VerifyError
+from ..errors import (
+    DtypeError,
+    NotImplementedOpError,
+    PtoTypeError,
+    PtoValueError,
+    SpaceError,
+    VerifyError,
+)
+from ..isa import convert as C
 from ..isa.spec import OpSpec
 from ..isa.tile_sort import TileRule
 from ..isa.tile_vector import bind, signature
@@ -47,9 +55,22 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> An
     vals: dict[str, Any] = dict(zip(names, ins))
     vals[first] = dst
     for name, v in vals.items():
-        if isinstance(v, Tile) or name == first:
+        if name in _FLAT_OPERANDS and isinstance(v, Tile):
+            _check_vec(op, name, v)
+        elif isinstance(v, Tile) or name == first:
             _check_tile(op, name, v, m)
     return FAMILIES[rule.family](m, op, vals, kw)
+
+
+# operands the code addresses as a flat array whatever the tile's layout (TGATHER's per-row
+# k_value / cdst: element r at the tile's start + r; pto-isa's ST uses N x 1 ColMajor tiles)
+_FLAT_OPERANDS = ("k_value", "cdst")
+
+
+def _check_vec(op: str, name: str, t: Tile) -> None:
+    if t.tile_type != "Vec":
+        raise SpaceError(f"{name} must be a Vec tile, got a {t.tile_type} tile", op=op,
+                         operand=name)
 
 
 def _dtype_in(op: str, name: str, t: Tile, allowed: Sequence[str], m: TileOps) -> None:
@@ -664,6 +685,12 @@ _INDEX_T = ("i16", "ui16", "i32", "ui32")
 
 def _gather(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     dst, src = v["dst"], v["src"]
+    if "k_value" in v or kw.get("cmp_mode") is not None:
+        if "indices" in v or "offset" not in v:
+            raise PtoTypeError("the comparison form takes (dst, src, k_value, cdst, tmp, "
+                               "offset, cmp_mode=\"GT\" | \"EQ\")", op=op,
+                               operand="k_value")
+        return _gather_cmp(m, op, v, kw)
     if "indices" not in v:
         return _gather_mask(m, op, dst, src, kw)
     if kw.get("mask_pattern") is not None:
@@ -716,6 +743,112 @@ def _gather_mask(m: TileOps, op: str, dst: Tile, src: Tile, kw: dict[str, Any]) 
     # (vsqz + vstur), ignoring dst's row stride
     out = _nd(m, dst, "W", "dst").reshape(-1)
     out[:n] = np.ascontiguousarray(picked).reshape(-1).view(dst.dtype.np)
+
+
+# --- TGATHER comparison form ----------------------------------------------------------------
+_CMP_SRC_T = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "f32")   # a5 static_assert
+CMP_LANES = 64              # b32 lanes of one compare; the index vector steps by this
+U32 = 1 << 32
+
+
+def _gather_cmp(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """``TGATHER<cmpMode>(dst, src, k_value, cdst, tmp, offset)``, a5
+    (``TGather_cmp``): per src valid row r, the indices of the lanes whose score compares
+    GT / EQ to ``k_value[r]`` are squeezed and stored as one u32 stream from dst row r's
+    start; ``cdst[r]`` receives the stream's byte count (the AR register). docs/semantics.md
+    TGATHER has the per-type scores and thresholds."""
+    dst, src, kv, cdst, off = v["dst"], v["src"], v["k_value"], v["cdst"], v["offset"]
+    if not m.target.tgather_cmp:
+        raise NotImplementedOpError(f"the comparison form is implemented for a5 only (the "
+                                    f"{m.target.name} code stages it in tmp)", op=op)
+    mode = kw.get("cmp_mode")
+    if mode not in ("GT", "EQ"):
+        raise PtoValueError(f"cmp_mode must be \"GT\" or \"EQ\", got {mode!r}", op=op,
+                            operand="cmp_mode")
+    _dtype_in(op, "dst", dst, ("i32", "ui32"), m)
+    _dtype_in(op, "cdst", cdst, ("i32", "ui32"), m)
+    _dtype_in(op, "src", src, _CMP_SRC_T, m)
+    _dtype_in(op, "k_value", kv, ("ui16", "ui32"), m)
+    if src.dtype.name == "ui16" and mode == "GT":
+        # TGather_cmp dispatches every 2-byte type but int16_t GT to TGather_b16_eq
+        raise DtypeError("ui16 src with cmp_mode GT runs the equality path in the a5 code "
+                         "(its dispatch sends only i16 to the b16 GT path)", op=op,
+                         operand="src")
+    if isinstance(off, (bool, np.bool_)) or not isinstance(off, (int, np.integer)) \
+            or not -(1 << 31) <= int(off) < U32:
+        raise PtoValueError(f"offset must be an integer in [-2**31, 2**32), got {off!r}",
+                            op=op, operand="offset")
+    rows, cols = src.valid
+    if dst.rows < rows:
+        raise VerifyError(f"dst has {dst.rows} rows but src {rows} valid rows (one index "
+                          f"stream per row)", op=op, operand="dst")
+    for name, t in (("k_value", kv), ("cdst", cdst)):
+        if t.rows * t.cols < rows:
+            raise VerifyError(f"{name} holds {t.rows * t.cols} elements but src has {rows} "
+                              f"valid rows", op=op, operand=name)
+    esize = src.dtype.size
+    # lanes each row visits: whole 64-lane compares (1-byte data: 128-element loads, two
+    # compares each); the float / 4-byte paths predicate the valid columns, the 1- and
+    # 2-byte paths compare every lane of the last load, reading src's storage past them
+    step = 2 * CMP_LANES if esize == 1 else CMP_LANES
+    span = -(-cols // step) * step
+    whole = esize != 4
+    if whole and rows and (rows - 1) * src.cols + span > src.rows * src.cols:
+        raise VerifyError(f"row {rows - 1}'s compares read {span} elements from its start, "
+                          f"past src's end ({src.rows}x{src.cols}): the a5 {src.dtype.name} "
+                          f"path compares whole {step}-element loads", op=op, operand="src")
+    if rows == 0:
+        return
+    flat = _nd(m, src, "R", "src").reshape(-1)
+    k = _nd(m, kv, "R", "k_value").reshape(-1)[:rows].astype(np.int64)
+    n = span if whole else cols
+    starts = np.arange(rows)[:, None] * src.cols
+    score = flat[starts + np.arange(n)]
+    hit = _cmp_hits(op, src.dtype.name, score, k, mode)
+    base = (int(off) % U32) + np.arange(rows, dtype=np.int64)[:, None] * span
+    index = ((base + np.arange(n)) % U32).astype(np.uint32)
+    counts = hit.sum(axis=1)
+    if (counts > dst.cols).any():
+        r = int(np.argmax(counts > dst.cols))
+        raise PtoValueError(f"row {r} selects {int(counts[r])} indices but dst rows hold "
+                            f"{dst.cols} (the stream would run into the next row)", op=op,
+                            operand="dst")
+    out = _nd(m, dst, "W", "dst").view(np.uint32)
+    for r in range(rows):
+        out[r, :counts[r]] = index[r][hit[r]]
+    # sprsts stores AR, the stream's byte offset: 4 bytes per index
+    _nd(m, cdst, "W", "cdst").reshape(-1).view(np.uint32)[:rows] = counts * 4
+
+
+def _cmp_hits(op: str, name: str, score: np.ndarray, k: np.ndarray, mode: str) -> np.ndarray:
+    """Which lanes compare GT / EQ to their row's k, per the a5 path of src's type."""
+    kk = k[:, None]
+    if name == "f16":
+        # f16 -> f32 scores; k's low 16 bits read as i16, converted to f32; float compare
+        t = (kk & 0xFFFF).astype(np.uint16).view(np.int16).astype(np.float32)
+        s = score.astype(np.float32)
+        with np.errstate(invalid="ignore"):
+            return s > t if mode == "GT" else s == t
+    if name == "f32":
+        # vcvt f32 -> s32 ROUND_R without saturation (NaN / inf -> 0, wraps), then an
+        # unsigned compare of those bits with k
+        s = C.convert(score, "f32", "i32", rnd="R", sat=False).view(np.uint32)
+    else:
+        # integers as unsigned bits (1- and 2-byte data zero-extended to 32 bits)
+        s = score.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[score.dtype.itemsize])
+    s = s.astype(np.int64)
+    if name in ("i32", "ui32", "f32"):
+        t = kk                              # vcmps with the scalar k
+    else:
+        # k broadcast as a float then read as u32 (8-bit data: k as i32 first)
+        kf = (kk.astype(np.int32) if name in ("i8", "ui8") else kk).astype(np.float32)
+        if (kf < 0).any() or (kf >= U32).any():
+            r = int(np.argmax(((kf < 0) | (kf >= U32)).ravel()))
+            raise PtoValueError(f"k_value[{r}] = {int(k[r])}: the a5 {name} path converts "
+                                f"it through f32 to u32, undefined outside [0, 2**32)",
+                                op=op, operand="k_value")
+        t = kf.astype(np.int64)
+    return s > t if mode == "GT" else s == t
 
 
 # --- TSCATTER ------------------------------------------------------------------------------
