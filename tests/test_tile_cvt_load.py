@@ -321,8 +321,6 @@ def test_tcvt_static_rules(m):
         m.TCVT(d, s, round_mode="NEAREST")
     with pytest.raises(PtoValueError, match=r"^TCVT: sat_mode 'MAYBE' is not ON or OFF"):
         m.TCVT(d, s, sat_mode="MAYBE")
-    with pytest.raises(ptosim.NotImplementedOpError, match="packed fp4"):
-        m.TCVT(m.tile("Vec", "f4E2M1x2", 2, 64), m.tile("Vec", "bf16", 2, 64))
 
 
 TEXT = """

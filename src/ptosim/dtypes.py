@@ -181,3 +181,38 @@ HIF8_TABLE.setflags(write=False)
 def hif8_to_float32(codes: np.ndarray) -> np.ndarray:
     """Decode HiFloat8 codes (uint8) to float32, exactly."""
     return HIF8_TABLE[np.asarray(codes, dtype=np.uint8)]
+
+
+# --- packed FP4 pairs ----------------------------------------------------------------
+# A ``f4E2M1x2`` / ``f4E1M2x2`` byte holds two 4-bit codes: logical element 2i in the low
+# nibble, element 2i+1 in the high nibble (pto-isa's CPU simulator GetProperDataPart and
+# the a5 TCVT goldens, tests/npu/a5/src/st/testcase/tcvt/gen_data.py). Each code is
+# sign | exponent | mantissa with bias 1 and no infinity or NaN: E2M1 is OCP MX FP4
+# (0, 0.5, 1, 1.5, 2, 3, 4, 6), E1M2 holds 0, 0.25 ... 1.75.
+
+FP4_TYPES: tuple[str, ...] = ("f4E2M1x2", "f4E1M2x2")
+
+
+def is_fp4(spelling: str | DType) -> bool:
+    """Whether an element type is one of the packed FP4 pair types."""
+    return dtype(spelling).name in FP4_TYPES
+
+
+def pack_nibbles(codes: np.ndarray) -> np.ndarray:
+    """Pack 4-bit codes along the last axis into bytes: code 2i in the low nibble of byte i,
+    code 2i+1 in its high nibble; an odd count leaves the last high nibble 0."""
+    c = np.asarray(codes, dtype=np.uint8) & 0x0F
+    n = c.shape[-1]
+    if n % 2:
+        c = np.concatenate([c, np.zeros(c.shape[:-1] + (1,), np.uint8)], axis=-1)
+    return (c[..., 0::2] | (c[..., 1::2] << 4)).astype(np.uint8)
+
+
+def unpack_nibbles(data: np.ndarray, count: int | None = None) -> np.ndarray:
+    """The 4-bit codes of packed bytes along the last axis (low nibble first), the first
+    ``count`` of them (default: two per byte)."""
+    b = np.asarray(data, dtype=np.uint8)
+    out = np.empty(b.shape[:-1] + (2 * b.shape[-1],), np.uint8)
+    out[..., 0::2] = b & 0x0F
+    out[..., 1::2] = b >> 4
+    return out if count is None else out[..., :count]

@@ -31,6 +31,9 @@ exact, rounded value), float->int NaN and +-inf give 0 (Gym ``tcvt/gen_data.py``
 without infinity (f8E4M3FN) give NaN. NaN results keep the sign and the top payload bits
 and are quiet. docs/semantics.md "Conversions" records each rule and its evidence.
 
+- `fp4_encode` / `fp4_decode`: float values to and from the 4-bit codes of the packed FP4
+  pair types (`FP4_FORMATS`; packing is `dtypes.pack_nibbles`).
+
 Supported element types: f32, f16, bf16, f8E5M2, f8E4M3FN and the 8/16/32/64-bit
 integers both ways; hif8 from and to the float types (decoded exactly through
 `dtypes.HIF8_TABLE`; rounded against the table of its values, since HiFloat8's precision
@@ -97,6 +100,13 @@ FLOAT_FORMATS: dict[str, FloatFormat] = {
     "bf16": FloatFormat(8, 7, 127, True, "ieee", np.dtype(np.uint16)),
     "f8E5M2": FloatFormat(5, 2, 15, True, "ieee", np.dtype(np.uint8)),
     "f8E4M3FN": FloatFormat(4, 3, 7, False, "fn", np.dtype(np.uint8)),
+}
+
+# The 4-bit codes inside the packed FP4 pair types (dtypes.FP4_TYPES): bias 1, no
+# infinity, no NaN; the largest values are 6 (E2M1) and 1.75 (E1M2).
+FP4_FORMATS: dict[str, FloatFormat] = {
+    "f4E2M1x2": FloatFormat(2, 1, 1, False, "none", np.dtype(np.uint8)),
+    "f4E1M2x2": FloatFormat(1, 2, 1, False, "none", np.dtype(np.uint8)),
 }
 
 _INT_NAMES = {"i8": "si8", "i16": "si16", "i32": "si32", "i64": "si64"}
@@ -352,6 +362,48 @@ def convert(x: np.ndarray, src: DType | str, dst: DType | str, *, rnd: str = "R"
     return np.asarray(out, dtype=d.np).reshape(arr.shape)   # 0-d in, 0-d array out
 
 
+def _fp4_format(packed: DType | str, op: str) -> FloatFormat:
+    d = dtype(packed)
+    if d.name not in FP4_FORMATS:
+        raise DtypeError(f"{d.name} is not a packed FP4 type ({', '.join(FP4_FORMATS)})",
+                         op=op, operand="dtype")
+    return FP4_FORMATS[d.name]
+
+
+def fp4_encode(x: np.ndarray, src: DType | str, packed: DType | str, *, rnd: str = "R"
+               ) -> np.ndarray:
+    """Round every element of ``x`` (a float type's carrier) to the 4-bit codes of a packed
+    FP4 type (uint8, one code per element, not yet packed). Overflow and infinities give
+    the largest finite code of their sign, NaN gives +0, zero keeps its sign: the format
+    has neither infinity nor NaN, so the saturation mode cannot change anything."""
+    s = dtype(src)
+    _check_rnd(rnd)
+    f = _fp4_format(packed, "fp4_encode")
+    if not s.is_float:
+        raise DtypeError(f"fp4_encode converts float types, got {s.name}", op="fp4_encode",
+                         operand="src")
+    arr = _as_carrier(x, s)
+    codes = _encode_float(_decompose(arr, s), f, rnd, True)
+    return np.asarray(codes, dtype=np.uint8).reshape(arr.shape)
+
+
+def fp4_decode(codes: np.ndarray, packed: DType | str, dst: DType | str = "f32"
+               ) -> np.ndarray:
+    """The values of 4-bit codes of a packed FP4 type as ``dst`` elements (exact for f32,
+    f16 and bf16, which hold every FP4 value)."""
+    f = _fp4_format(packed, "fp4_decode")
+    d = dtype(dst)
+    c = np.asarray(codes, dtype=np.uint8) & 0x0F
+    p = _decompose_float(c, f)
+    name = _canon(d)
+    if name not in FLOAT_FORMATS:
+        raise DtypeError(f"fp4_decode produces a float type, got {d.name}",
+                         op="fp4_decode", operand="dst")
+    g = FLOAT_FORMATS[name]
+    out = np.asarray(_encode_float(p, g, "R", False), dtype=g.code).view(d.np)
+    return out.reshape(c.shape)
+
+
 def trunc_float(x: np.ndarray, dt: DType | str, rnd: str) -> np.ndarray:
     """Round each element of a float array to an integral value of the same type
     (``vtrc``; A5 f32->f32 ``TCVT``). NaN, infinities and zeros keep their bits."""
@@ -586,7 +638,8 @@ def _pairs(text: str) -> frozenset[tuple[str, str]]:
 
 # Legal TCVT pairs per target family (pto-isa docs/isa/tile/ops/elementwise-tile-tile/
 # tcvt.md, "Supported Conversions"), for a target profile field; a2a3's s4 (int4b_t) has no
-# ptosim type. The engine converts every pair but the packed fp4 ones.
+# ptosim type. `tcvt` converts every pair but the packed FP4 ones, whose codes come from
+# `fp4_encode` / `fp4_decode` (packing and the footprint are the tile op's).
 TCVT_PAIRS_A2A3: frozenset[tuple[str, str]] = _pairs("""
 f32: f16 f32 bf16 si16 si32 si64
 f16: f32 si32 si16 si8 ui8

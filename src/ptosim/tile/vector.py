@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING, Any
 import ml_dtypes
 import numpy as np
 
-from ..dtypes import DType
+from ..dtypes import DType, is_fp4, pack_nibbles, unpack_nibbles
 from ..errors import (
     DtypeError,
-    NotImplementedOpError,
     PtoError,
     PtoTypeError,
     PtoValueError,
@@ -304,16 +303,15 @@ def _cvt(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, An
     """TCVT: dst's valid region = src's converted by the tested engine (`convert.tcvt`):
     the tile RoundMode (default CAST_RINT), the saturation mode or the pair's default."""
     src, dst = v["src"], v["dst"]
-    _same_valid(op, v, ("src",))
+    fp4 = is_fp4(src.dtype) or is_fp4(dst.dtype)
+    if not fp4:
+        _same_valid(op, v, ("src",))
     pair = (convert._canon(src.dtype), convert._canon(dst.dtype))
     if pair not in m.target.tcvt_pairs:
         legal = sorted(d for s, d in m.target.tcvt_pairs if s == pair[0])
         raise DtypeError(f"{src.dtype.name} -> {dst.dtype.name} is not a TCVT pair on "
                          f"{m.target.name}; {src.dtype.name} converts to "
                          f"{', '.join(legal) or 'nothing'}", op=op, operand="dst")
-    if any(t.dtype.name.endswith("x2") for t in (src, dst)):
-        raise NotImplementedOpError(f"TCVT {src.dtype.name} -> {dst.dtype.name}: packed fp4 "
-                                    f"conversions are not implemented", op=op)
     mode = str(kw.get("round_mode", "CAST_RINT"))
     if mode.upper().removeprefix("CAST_") not in convert.TILE_ROUND_MODES:
         raise PtoValueError(f"round_mode {mode!r} is not one of "
@@ -324,9 +322,79 @@ def _cvt(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, An
         sat = "ON" if sat else "OFF"
     if sat is not None and str(sat).upper() not in ("ON", "OFF"):
         raise PtoValueError(f"sat_mode {sat!r} is not ON or OFF", op=op, operand="sat_mode")
+    if fp4:
+        _cvt_fp4(m, op, src, dst, mode)
+        return
     out = convert.tcvt(_read(m, src), src.dtype, dst.dtype, round_mode=mode,
                        sat_mode=None if sat is None else str(sat).upper())
     _write(m, dst, out)
+
+
+def fp4_row_extent(n: int) -> int:
+    """bf16 columns a5's FP4 -> BF16 TCVT writes in a row of ``n`` valid columns.
+
+    The a5 loop (TCvt.hpp castFp4toBf16) stores two 128-lane halves per 256 columns under
+    two `plt_b16` POST_UPDATE predicates, but starts the second one at n - 128 and lets
+    each lose 128 per store; from the second pass on they run ahead of the data. So rows
+    over 256 columns are written up to the next multiple of 256, or n + 128 for
+    256 < n < 384."""
+    cur, nxt, end = n, max(n - 128, 0), 0
+    for idx in range(-(-n // 256)):
+        for start, left in ((256 * idx, cur), (256 * idx + 128, nxt)):
+            if min(left, 128):
+                end = max(end, start + min(left, 128))
+        cur, nxt = max(cur - 128, 0), max(nxt - 128, 0)
+    return end
+
+
+def _cvt_fp4(m: TileOps, op: str, src: Tile, dst: Tile, mode: str) -> None:
+    """TCVT bf16 <-> packed FP4 as a5 runs it. The bf16 tile's valid columns count the
+    FP4 elements n; the packed tile's valid columns (bytes) must be ceil(n / 2).
+
+    bf16 -> FP4 (castBf16toFp4): the valid rows of dst are zeroed whole (cols bytes), then
+    each row gets n // 2 complete bytes (element 2i low nibble, 2i+1 high); for an odd n
+    the byte holding the last element stays 0. FP4 -> bf16 (castFp4toBf16): exact; row r
+    of dst gets `fp4_row_extent(n)` columns decoded from the nibbles at the same positions
+    of src row r, in row order, so a row that runs past the tile's row reaches into the
+    next row (rewritten when that row's turn comes)."""
+    to_fp4 = is_fp4(dst.dtype)
+    wide, narrow = (src, dst) if to_fp4 else (dst, src)
+    vr, n = wide.valid
+    want = (vr, -(-n // 2))
+    if narrow.valid != want:
+        wname, nname = ("src", "dst") if to_fp4 else ("dst", "src")
+        raise VerifyError(f"{nname}'s valid region {narrow.valid[0]}x{narrow.valid[1]} "
+                          f"(packed pairs) must be {want[0]}x{want[1]} for {wname}'s "
+                          f"{vr}x{n} {wide.dtype.name} elements", op=op, operand=nname)
+    if to_fp4:
+        rnd = convert.tile_rnd(mode, src.dtype, dst.dtype)
+        codes = convert.fp4_encode(_read(m, src), src.dtype, dst.dtype, rnd=rnd)
+        rows = np.zeros((vr, dst.cols), np.uint8)
+        rows[:, :n // 2] = pack_nibbles(codes[:, :n - n % 2])
+        _nd(m, dst, "W", "dst")[:vr, :] = rows
+        return
+    w = fp4_row_extent(n)
+    last_src = (vr - 1) * 2 * src.cols + w
+    if last_src > 2 * src.rows * src.cols:
+        raise VerifyError(f"a {n}-column row makes the a5 FP4 -> BF16 loop decode {w} "
+                          f"nibbles per row: row {vr - 1} would read past src's "
+                          f"{src.rows}x{src.cols} bytes", op=op, operand="src")
+    if (vr - 1) * dst.cols + w > dst.rows * dst.cols:
+        raise VerifyError(f"a {n}-column row makes the a5 FP4 -> BF16 loop store {w} "
+                          f"columns per row: row {vr - 1} would write past dst's "
+                          f"{dst.rows}x{dst.cols} tile", op=op, operand="dst")
+    nib = unpack_nibbles(_nd(m, src, "R", "src").reshape(-1))
+    out = _nd(m, dst, "W", "dst").reshape(-1)
+    if w <= dst.cols:                        # rows do not overlap: one store
+        starts = np.arange(vr)
+        vals = nib[(2 * src.cols * starts)[:, None] + np.arange(w)]
+        out.reshape(dst.rows, dst.cols)[:vr, :w] = convert.fp4_decode(vals, src.dtype,
+                                                                      dst.dtype)
+        return
+    for r in range(vr):                      # later rows overwrite the earlier overrun
+        a = 2 * src.cols * r
+        out[r * dst.cols:r * dst.cols + w] = convert.fp4_decode(nib[a:a + w], src.dtype,
+                                                                dst.dtype)
 
 
 def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
