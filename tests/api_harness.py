@@ -197,6 +197,8 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
                          tile("i16", 2, 16), tile("i16", 2, 16), tile("i16", 2, 16)], {}),
         "TCONCAT": ([tile("f32", 2, 16), tile("f32", 2, 8, (2, 5)), tile("f32", 2, 8, (2, 7))],
                     {}),
+        "TCONCATIDX": ([tile("f32", 2, 16), tile("f32", 2, 8), tile("f32", 2, 8),
+                        tile("i32", 2, 8, (2, 1)), tile("i32", 2, 8, (2, 1))], {}),
         "TRESHAPE": ([recs, "f16", 2, 256], {}),
         "TSUBVIEW": ([recs, 0, 0, 1, 256], {"valid": (1, 8)}),
     }

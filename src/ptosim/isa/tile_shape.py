@@ -18,15 +18,23 @@ def _t(name: str, role: str = "R", optional: bool = False) -> Operand:
     return Operand(name, "tile", role, optional=optional)
 
 
-def _row(name: str, family: str, ins: tuple[Operand, ...]) -> OpSpec:
+def _row(name: str, family: str, ins: tuple[Operand, ...],
+         forms: tuple[tuple[str, ...], ...] = ()) -> OpSpec:
     return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax="tile_dps",
-                  operands=(Operand("dst", "tile", "W"), *ins), impl=TileRule(family))
+                  operands=(Operand("dst", "tile", "W"), *ins), impl=TileRule(family),
+                  forms=forms)
 
 
 ROWS: tuple[OpSpec, ...] = (
     # tmp is scratch the a2a3 path writes (role W for the hazard checker)
     _row("ttrans", "trans", (_t("src"), _t("tmp", "W", optional=True))),
     _row("tconcat", "concat", (_t("src0"), _t("src1"))),
+    # pto-isa's TCONCAT with index tiles: (dst, src0, src1, dst_idx, src0_idx, src1_idx) or
+    # without dst_idx; PTOAS's pto.tconcatidx spells the latter, ins(src0, src1, src0Idx,
+    # src1Idx) outs(dst)
+    _row("tconcatidx", "concatidx", (_t("src0"), _t("src1"), _t("dst_idx", "W"),
+                                     _t("src0_idx"), _t("src1_idx")),
+         forms=(("src0", "src1", "src0_idx", "src1_idx"),)),
 )
 
 # Views: no data moves, the scalar unit only re-points a tile (PTOAS TReshapeOp getPipe:

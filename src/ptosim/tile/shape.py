@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import DType, dtype as _dtype
-from ..errors import DtypeError, PtoTypeError, VerifyError
+from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, VerifyError
 from ..layout import layout_name
 from .extra import dtype_in, same_type, valid_of
 from .tile import Tile, check_tile
@@ -121,7 +121,71 @@ def _concat(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     out[:vr, c0:c0 + w1] = np.array(_nd(m, s1, "R", "src1")[:vr, :w1])
 
 
-FAMILIES: dict[str, Family] = {"trans": _trans, "concat": _concat}
+# --- TCONCATIDX ---------------------------------------------------------------------------
+_IDX_TYPES = ("i8", "i16", "i32", "ui8", "ui16", "ui32")   # the a5 / a2a3 static_asserts
+
+
+def _count(raw: np.ndarray, size: int) -> np.ndarray:
+    """A count word as the a5 code reads it: the index element (sign-extended as the C++
+    integer promotion does) divided by its size in bytes, kept to 32 bits."""
+    return ((raw.astype(np.int64).astype(np.uint64) // np.uint64(size))
+            & np.uint64(0xFFFFFFFF)).astype(np.int64)
+
+
+def _concat_idx(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """``TCONCATIDX`` (pto-isa's TCONCAT with index tiles; a5 ``TConcatIdx``): per valid
+    row i of dst, n0 = src0_idx[i, 0] / its element size (the counts are bytes of index
+    words, as TGATHER's cdst writes them), n1 likewise; k0 = min(n0, dst's valid cols), k1
+    = min(n1, dst's valid cols - k0); dst[i, :k0] = the k0 elements from src0's row i
+    start, dst[i, k0:k0 + k1] = the k1 from src1's, read straight on through the buffer
+    (the counts are not clamped to the sources' columns). ``dst_idx[i, 0]``, when given,
+    receives min(n0 + n1, dst's valid cols) x the index size, in the index type."""
+    if m.target.vec_block_copies:
+        raise NotImplementedOpError("the indexed concat is implemented for a5 (a2a3 copies "
+                                    "whole repeats under a mask whose remainder its code "
+                                    "does not take; unmodelled)", op=op)
+    dst, s0, s1, i0, i1 = v["dst"], v["src0"], v["src1"], v["src0_idx"], v["src1_idx"]
+    same_type(op, v, ("dst", "src0", "src1"))
+    dtype_in(m, op, "dst", dst, _legal(m))
+    names = ("src0_idx", "src1_idx", "dst_idx") if "dst_idx" in v else ("src0_idx", "src1_idx")
+    it = same_type(op, v, names)
+    dtype_in(m, op, "src0_idx", i0, _IDX_TYPES)
+    vr, dvc = dst.valid
+    for n in ("src0", "src1", "src0_idx", "src1_idx"):
+        if v[n].valid[0] != vr:
+            raise VerifyError(f"{n} has {v[n].valid[0]} valid rows but dst {vr}", op=op,
+                              operand=n)
+    for n in ("src0_idx", "src1_idx"):
+        if v[n].valid[1] < 1:
+            raise VerifyError(f"{n} needs a valid column (its column 0 holds the count)",
+                              op=op, operand=n)
+    didx = v.get("dst_idx")
+    if didx is not None and (didx.valid[0] < vr or didx.valid[1] != 1):
+        raise VerifyError(f"dst_idx must have {vr} valid rows and 1 valid column, got "
+                          f"{didx.valid[0]}x{didx.valid[1]}", op=op, operand="dst_idx")
+    if vr == 0:
+        return
+    n0 = _count(_nd(m, i0, "R", "src0_idx")[:vr, 0], it.size)
+    n1 = _count(_nd(m, i1, "R", "src1_idx")[:vr, 0], it.size)
+    k0 = np.minimum(n0, dvc)
+    k1 = np.minimum(n1, dvc - k0)
+    rows = np.arange(vr)
+    parts = []
+    for name, t, k in (("src0", s0, k0), ("src1", s1, k1)):
+        need = int((rows * t.cols + k).max())          # elements read from t's start
+        buf, off = m._region(t.ptr, need * t.dtype.size, access="R", op=op, operand=name)
+        parts.append(buf[off:off + need * t.dtype.size].view(t.dtype.np))
+    if didx is not None:
+        total = np.minimum(n0 + n1, dvc) * it.size
+        _nd(m, didx, "W", "dst_idx")[:vr, 0] = total.astype(np.int64).astype(it.np)
+    out = _nd(m, dst, "W", "dst")
+    for i in range(vr):
+        a, b = int(k0[i]), int(k1[i])
+        out[i, :a] = parts[0][i * s0.cols:i * s0.cols + a]
+        out[i, a:a + b] = parts[1][i * s1.cols:i * s1.cols + b]
+
+
+FAMILIES: dict[str, Family] = {"trans": _trans, "concat": _concat, "concatidx": _concat_idx}
 
 
 # --- TRESHAPE / TSUBVIEW: views, no data moves -----------------------------------------------
