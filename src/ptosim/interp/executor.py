@@ -247,6 +247,8 @@ class Executor:
         # change during a run, and decoding it was half the cost of a small DMA op.
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
+        # the byte address each pto.alloc_tile without addr got when it first ran
+        self.tile_addrs: dict[Operation, int] = {}
         self._memref_views: dict[Operation, list[tuple[int, list[int], list[int]]]] = {}
         self._direct: dict[Operation, Any] = {}     # _vector_op's plans
         self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
@@ -658,12 +660,22 @@ def _partition_view(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
 
 
 def _alloc_tile(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """A tile of the op's type. Without ``addr`` the op is placed once per run and keeps
+    that address every time it runs, on every core (PTOAS plans one address per
+    ``alloc_tile``: an allocation in a loop is the same bytes each iteration)."""
     from ..frontend import tile_info
     env = st.env
     get = lambda v: None if v is None else int(env[v])  # noqa: E731
-    return [alloc_tile(ex.m, tile_info(op.results[0].type), get(op.addr()),  # type: ignore[attr-defined]
-                       get(op.valid_row()), get(op.valid_col()),  # type: ignore[attr-defined]
-                       st.core.sub if st.core.kind == "vector" else 0, op)]
+    addr = get(op.addr())  # type: ignore[attr-defined]
+    planned = addr is None
+    if planned:
+        addr = ex.tile_addrs.get(op)
+    tile = alloc_tile(ex.m, tile_info(op.results[0].type), addr,
+                      get(op.valid_row()), get(op.valid_col()),  # type: ignore[attr-defined]
+                      st.core.sub if st.core.kind == "vector" else 0, op)
+    if planned:
+        ex.tile_addrs[op] = tile.ptr.offset
+    return [tile]
 
 
 def _treshape(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
