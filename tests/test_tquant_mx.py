@@ -235,8 +235,8 @@ def test_mx_rules():
     def q(dst=d8, s=src, ex=e, mx=f, sc=f, **kw):
         m.TQUANT(dst, s, ex, mx, sc, **kw)
 
-    with pytest.raises(DtypeError, match="src element type must be one of f32, bf16, f16, "
-                                         "got i32"):
+    with pytest.raises(DtypeError, match="src element type must be one of f32, bf16, f16 "
+                                         "for MXFP8, got i32"):
         q(s=m.tile("Vec", "i32", 2, 64))
     with pytest.raises(DtypeError, match="dst element type must be one of f8E4M3FN, i8, ui8"):
         q(dst=m.tile("Vec", "f16", 2, 64))
@@ -263,7 +263,20 @@ def test_mx_rules():
         q(quant_type="INT8_SYM")
     with pytest.raises(PtoTypeError, match="scale_alg belongs to the MX formats, not INT8_SYM"):
         m.TQUANT(m.tile("Vec", "i8", 2, 32), f, f, scale_alg="OCP")
-    for kw in ({"quant_type": "MXFP4_E2M1"}, {"scale_alg": "NV"}, {"grp_axis": 0}):
+    with pytest.raises(DtypeError, match="src element type must be one of bf16, f16 for "
+                                         "MXFP4_E2M1, got f32"):
+        q(quant_type="MXFP4_E2M1")
+    h = m.tile("Vec", "f16", 2, 64)
+    hf = m.tile("Vec", "f16", 1, 16)
+    with pytest.raises(DtypeError, match="dst element type must be one of f4E2M1x2 for "
+                                         "MXFP4_E2M1, got f8E4M3FN"):
+        q(quant_type="MXFP4_E2M1", s=h, mx=hf, sc=hf)
+    with pytest.raises(VerifyError, match="dst is 2x64 but src is 2x64: dst must be 2x32"):
+        q(quant_type="MXFP4_E2M1", s=h, mx=hf, sc=hf, dst=m.tile("Vec", "f4E2M1x2", 2, 64))
+    with pytest.raises(NotImplementedOpError, match="MXFP4_E2M1 with a 2-D exp tile"):
+        q(quant_type="MXFP4_E2M1", s=h, mx=hf, sc=hf, dst=m.tile("Vec", "f4E2M1x2", 2, 32),
+          ex=m.tile("Vec", "ui8", 2, 32))
+    for kw in ({"scale_alg": "NV"}, {"grp_axis": 0}):
         with pytest.raises(NotImplementedOpError, match=r"TQUANT .* is not implemented"):
             q(**kw)
     b = m.tile("Vec", "bf16", 2, 64, valid=(2, 40))
@@ -297,3 +310,78 @@ module {
     k = Kernel.from_text(text)
     with pytest.raises(NotImplementedOpError, match="PTOAS's quant_type has no MX spelling"):
         k.run({})
+
+
+E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+
+
+def e2m1_code(y):
+    """Nearest e2m1 magnitude (|y| > 6 -> 6), ties to the even code, sign kept; NaN -> 7."""
+    if np.isnan(y):
+        return 7
+    a = min(abs(float(y)), 6.0)
+    best = min(range(8), key=lambda c: (abs(E2M1[c] - a), c & 1))
+    return best | (8 if np.signbit(y) else 0)
+
+
+@pytest.mark.parametrize("st,rows,cols,vc", [("bf16", 4, 128, 128), ("f16", 3, 64, 64),
+                                             ("f16", 2, 128, 70), ("bf16", 5, 64, 33)])
+def test_mxfp4_b16(st, rows, cols, vc):
+    """MXFP4 e2m1: e8m0 = biased exponent of the (bf16) max - 2, at least 0; codes packed two
+    per byte (element 2i low nibble); padding columns of src are zero-filled first."""
+    m = mk()
+    rng = np.random.default_rng(rows * cols + vc)
+    span = (-40, 40) if st == "bf16" else (-12, 8)
+    x = (rng.normal(size=(rows, cols // 32, 32))
+         * np.exp2(rng.integers(*span, (rows, cols // 32, 1)))).reshape(rows, cols)
+    x = x.astype(NP[st])
+    x[0, 1], x[0, 2] = np.inf, -0.0
+    if rows > 2:
+        x[2, 7] = np.nan
+    src = m.tile("Vec", st, rows, cols, valid=(rows, vc))
+    put(m, src, x)
+    dst = blank(m, "f4E2M1x2", rows, cols // 2)
+    n = rows * cols // 32
+    exp = blank(m, "f8E8M0FNU", 1, n)
+    mx = blank(m, st, 1, n)
+    sc = blank(m, st, 1, n)
+    m.TQUANT(dst, src, exp, mx, sc, quant_type="MXFP4_E2M1")
+    xz = x.astype(np.float64)
+    xz[:, vc:] = 0
+    got_src = m.read(src.ptr, rows * cols).reshape(rows, cols)
+    assert (got_src[:, vc:].astype(np.float64) == 0).all()
+    blocks = xz.reshape(n, 32)
+    got_e = raw(m, exp)[:n]
+    codes = np.zeros((n, 32), np.uint8)
+    for g, b in enumerate(blocks):
+        mxv = np.nan if np.isnan(b).any() else float(np.max(np.abs(b)))
+        if np.isnan(mxv):
+            e = 255
+        elif np.isinf(mxv):
+            e = 255 - 2
+        else:
+            e = max(int(np.frexp(mxv)[1]) - 1 + 127 - 2, 0) if mxv else 0
+        assert got_e[g] == e, g
+        s = np.nan if e == 255 else 2.0 ** (127 - e)
+        codes[g] = [7 if e == 255 else e2m1_code(v * s) for v in b]
+    flat = codes.reshape(-1)
+    want = flat[0::2] | (flat[1::2] << 4)
+    np.testing.assert_array_equal(raw(m, dst), want)
+    sbits = raw(m, sc).view(np.uint16)[:n]
+    np.testing.assert_array_equal(
+        sbits, [0x7FC0 if k == 255 else (254 - int(k)) << 7 for k in got_e])
+
+
+def test_mxfp4_worked_example():
+    """By hand: max 3.0 -> e8m0 127 + 1 - 2 = 126, scaling 2; 3.0 -> 6 (code 7),
+    0.3 -> 0.6 -> 0.5 (code 1), -1.25 -> -2.5 -> tie, even code 4 (-2: 0xC)."""
+    m = mk()
+    x = np.zeros((1, 64), ml_dtypes.bfloat16)
+    x[0, :4] = [3.0, 0.3, -1.25, 0.0]
+    src = m.tile("Vec", "bf16", 1, 64)
+    put(m, src, x)
+    dst = blank(m, "f4E2M1x2", 1, 32)
+    exp, mx, sc = blank(m, "ui8", 1, 32), blank(m, "bf16", 1, 16), blank(m, "bf16", 1, 16)
+    m.TQUANT(dst, src, exp, mx, sc, quant_type="MXFP4_E2M1")
+    assert raw(m, exp)[0] == 126
+    assert list(raw(m, dst)[:2]) == [0x17, 0x0C]

@@ -1,12 +1,13 @@
 """TQUANT's MX (microscaling) forms, as pto-isa's A5 code runs them
 (``include/pto/npu/a5/TQuant.hpp``): ``TQUANT<QuantType::MXFP8>(dst, src, exp, max,
-scaling)`` with the OCP shared-exponent recipe and ND grouping (32 consecutive elements
-of a row share one e8m0 exponent).
+scaling)`` (and ``QuantType::MXFP4_E2M1``) with the OCP shared-exponent recipe and ND
+grouping (32 consecutive elements of a row share one e8m0 exponent).
 
-Implemented: MXFP8 (e4m3) OCP, ND, from f32 (flat and row-strided exponent tiles) and
-from bf16 / f16 when the source's valid columns fill its rows. The rest (MXFP4 e2m1,
-the NV recipe, DN grouping, b16 sources with padding columns or a 2-D exponent tile)
-raises `NotImplementedOpError`. docs/semantics.md "TQUANT MX" records every decision.
+Implemented, OCP and ND only: MXFP8 (e4m3) from f32 (flat and row-strided exponent tiles)
+and from bf16 / f16 when the source's valid columns fill its rows; MXFP4 (e2m1, packed
+pairs) from bf16 / f16 with a flat exponent tile. The rest (the NV recipe, DN grouping,
+the other b16 layouts) raises `NotImplementedOpError`. docs/semantics.md "TQUANT MX"
+records every decision.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..dtypes import pack_nibbles
 from ..errors import DtypeError, NotImplementedOpError, PtoValueError, VerifyError
 from ..isa import convert as C
 from .tile import E8M0, Tile
@@ -27,10 +29,12 @@ GROUP = 32                       # elements per shared exponent
 MX_TYPES = ("MXFP8", "MXFP4_E2M1")
 SCALE_ALGS = ("OCP", "NV")
 E4M3_EMAX = 8                    # largest unbiased exponent of e4m3 (448 = 1.75 * 2^8)
+E2M1_EMAX = 2                    # largest unbiased exponent of e2m1 (6 = 1.5 * 2^2)
 _F32_NAN = 0x7FC00000            # scaling of a NaN group (f32 path)
-_BF16_NAN = 0x7F81               # scaling of a NaN group (b16 path, bf16 bits)
+_BF16_NAN = {E4M3_EMAX: 0x7F81, E2M1_EMAX: 0x7FC0}     # NaN-group scaling, b16 paths
 _E8M0_NAN = 0xFF
 _FP8_OUT = ("f8E4M3FN", "i8", "ui8")       # pto-isa types the dst int8_t (raw e4m3 codes)
+_FP4_OUT = ("f4E2M1x2",)
 _EXP_OUT = (E8M0, "ui8")
 CTRL_AFTER = 1 << 50                       # CTRL as the a5 MX code leaves it
 
@@ -50,18 +54,21 @@ def mx_quant(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, sca
     if kw.get("ptoas"):
         raise NotImplementedOpError(f"{op}: PTOAS's quant_type has no MX spelling (INT8_SYM "
                                     f"and INT8_ASYM only); the MX form is Python only")
-    if qt != "MXFP8" or alg != "OCP" or axis != 1:
+    if alg != "OCP" or axis != 1:
         raise NotImplementedOpError(
-            f"{op} {qt} / {alg} / grp_axis={axis} is not implemented (only MXFP8, OCP, "
-            f"grp_axis=1)")
+            f"{op} {qt} / {alg} / grp_axis={axis} is not implemented (only the OCP recipe "
+            f"with grp_axis=1)")
     if not m.target.has_dtype("f8E4M3FN"):
         raise DtypeError(f"the MX formats are a5 only (target {m.target.name})", op=op)
-    if src.dtype.name not in ("f32", "bf16", "f16"):
-        raise DtypeError(f"src element type must be one of f32, bf16, f16, got "
+    fp4 = qt == "MXFP4_E2M1"
+    srcs = ("bf16", "f16") if fp4 else ("f32", "bf16", "f16")
+    outs = _FP4_OUT if fp4 else _FP8_OUT
+    if src.dtype.name not in srcs:
+        raise DtypeError(f"src element type must be one of {', '.join(srcs)} for {qt}, got "
                          f"{src.dtype.name}", op=op, operand="src")
-    if dst.dtype.name not in _FP8_OUT:
-        raise DtypeError(f"dst element type must be one of {', '.join(_FP8_OUT)} (e4m3 "
-                         f"codes), got {dst.dtype.name}", op=op, operand="dst")
+    if dst.dtype.name not in outs:
+        raise DtypeError(f"dst element type must be one of {', '.join(outs)} for {qt}, got "
+                         f"{dst.dtype.name}", op=op, operand="dst")
     if exp.dtype.name not in _EXP_OUT:
         raise DtypeError(f"exp element type must be one of {', '.join(_EXP_OUT)}, got "
                          f"{exp.dtype.name}", op=op, operand="exp")
@@ -72,13 +79,17 @@ def mx_quant(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, sca
     if src.cols % GROUP:
         raise VerifyError(f"src's cols ({src.cols}) must be a multiple of {GROUP}", op=op,
                           operand="src")
-    if (dst.rows, dst.cols) != (src.rows, src.cols):
+    want = (src.rows, src.cols // 2 if fp4 else src.cols)     # FP4 columns are byte pairs
+    if (dst.rows, dst.cols) != want:
         raise VerifyError(f"dst is {dst.rows}x{dst.cols} but src is {src.rows}x{src.cols}: "
-                          f"the static shapes must match", op=op, operand="dst")
+                          f"dst must be {want[0]}x{want[1]}", op=op, operand="dst")
     rows, cols = src.valid
     flat = exp.rows == 1       # a5: a 1-row exp tile is written flat, else row-strided
     b16 = src.dtype.name != "f32"
-    if b16 and (cols != src.cols or not flat):
+    if fp4 and not flat:
+        raise NotImplementedOpError(f"{op} MXFP4_E2M1 with a 2-D exp tile is not implemented "
+                                    f"(a5's row-strided FP4 path)")
+    if b16 and not fp4 and (cols != src.cols or not flat):
         raise NotImplementedOpError(
             f"{op} MXFP8 from {src.dtype.name} with padding columns or a 2-D exp tile is "
             f"not implemented (a5 zero-pads the source and runs its 2-D paths)")
@@ -98,6 +109,8 @@ def mx_quant(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, sca
     m.ctrl = CTRL_AFTER
     if groups == 0:
         return
+    if fp4 and cols < src.cols:    # a5 zero-fills src's padding columns in place first
+        _nd(m, src, "W", "src")[:rows, cols:] = 0
     x = _nd(m, src, "R", "src")[:rows]
     if flat:                   # the valid rows as one stream of whole rows (pads included)
         blocks = x.reshape(groups, GROUP)
@@ -106,25 +119,30 @@ def mx_quant(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, sca
         padded[:, :cols] = x[:, :cols]
         blocks = padded.reshape(groups, GROUP)
     if b16:
-        emax_bits, e8, scale_bits = _ocp_b16(blocks)
+        emax_bits, e8, scale_bits = _ocp_b16(blocks, E2M1_EMAX if fp4 else E4M3_EMAX)
         scale = (scale_bits.astype(np.uint32) << 16).view(np.float32)
-        scale_store = scale_bits
     else:
         emax_bits, e8, scale_bits = _ocp_f32(blocks)
         scale = scale_bits.view(np.float32)
-        scale_store = scale_bits
-    # stage 3: x * scaling in f32 (exact: powers of two on values far from f32's limits),
-    # then vcvt ROUND_R with saturation: nearest even, |y| > 448 -> +-448, NaN -> NaN
+    # stage 3: x * scaling in f32 (exact for every value that can reach a code: powers of
+    # two, far from f32's and bf16's limits), then the element cast
     with np.errstate(invalid="ignore", over="ignore"):
         y = blocks.astype(np.float32) * scale[:, None]
-    codes = C.convert(y, "f32", "f8E4M3FN", rnd="R", sat=True).view(np.uint8)
-    codes[e8 == _E8M0_NAN] = 0x7F          # a NaN group: every product is the NaN scaling
-    n = groups * GROUP
+    if fp4:
+        # nearest even, |y| > 6 and inf -> +-6, zeros keep their sign (f16: the magic-add
+        # rounding of `CalcE2M1SignedCodeI32`; bf16: vcvt ROUND_R after NaN -> +inf)
+        codes = C.fp4_encode(y, "f32", "f4E2M1x2", rnd="R")
+        codes[np.isnan(y)] = 0x7                    # NaN -> +6 on both paths
+    else:
+        # vcvt ROUND_R with saturation: nearest even, |y| > 448 -> +-448, NaN -> NaN
+        codes = C.convert(y, "f32", "f8E4M3FN", rnd="R", sat=True).view(np.uint8)
+        codes[e8 == _E8M0_NAN] = 0x7F      # a NaN group: every product is the NaN scaling
     _flat(m, mx, "max")[:groups] = emax_bits
-    _flat(m, scaling, "scaling")[:groups] = scale_store
+    _flat(m, scaling, "scaling")[:groups] = scale_bits
     d = _nd(m, dst, "W", "dst").view(np.uint8)
     if flat:
-        d.reshape(-1)[:n] = codes.reshape(-1)
+        out = pack_nibbles(codes.reshape(-1)) if fp4 else codes.reshape(-1)
+        d.reshape(-1)[:out.size] = out
         _flat(m, exp, "exp").view(np.uint8)[:groups] = e8
     else:
         d[:rows, :cols] = codes.reshape(rows, gpr * GROUP)[:, :cols]
@@ -171,16 +189,17 @@ def _bf16_abs_bits(blocks: np.ndarray) -> np.ndarray:
     return (b & 0x7FFF).astype(np.uint16)
 
 
-def _ocp_b16(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ocp_b16(blocks: np.ndarray, emax: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """bf16 / f16 OCP stage 1-2 per group: (max bits, e8m0, scaling bits), all on bf16
     bit patterns: the max is the largest |x| bit pattern (so any NaN wins); its exponent
-    field clamped to at least 8 gives e8m0 = field - 8 and the bf16 scaling 0x7F00 -
-    (e8m0 << 7) = 2^(127 - e8m0); a NaN max gives e8m0 0xFF and scaling 0x7F81."""
+    field clamped to at least ``emax`` (8 for e4m3, 2 for e2m1) gives e8m0 = field - emax
+    and the bf16 scaling 0x7F00 - (e8m0 << 7) = 2^(127 - e8m0); a NaN max gives e8m0 0xFF
+    and scaling 0x7F81 (e4m3) / 0x7FC0 (e2m1)."""
     mx = np.max(_bf16_abs_bits(blocks), axis=1).astype(np.uint16)
     field = mx & 0x7F80
     nan = (field == 0x7F80) & ((mx & 0x7F) != 0)
-    shared = np.maximum(field, E4M3_EMAX << 7) - (E4M3_EMAX << 7)
+    shared = np.maximum(field, emax << 7) - (emax << 7)
     scaling = (0x7F00 - shared).astype(np.uint16)
     e8 = np.where(nan, _E8M0_NAN, shared >> 7).astype(np.uint8)
-    scaling = np.where(nan, np.uint16(_BF16_NAN), scaling).astype(np.uint16)
+    scaling = np.where(nan, np.uint16(_BF16_NAN[emax]), scaling).astype(np.uint16)
     return mx, e8, scaling
