@@ -276,9 +276,11 @@ def test_mx_rules():
     with pytest.raises(NotImplementedOpError, match="MXFP4_E2M1 with a 2-D exp tile"):
         q(quant_type="MXFP4_E2M1", s=h, mx=hf, sc=hf, dst=m.tile("Vec", "f4E2M1x2", 2, 32),
           ex=m.tile("Vec", "ui8", 2, 32))
-    for kw in ({"scale_alg": "NV"}, {"grp_axis": 0}):
-        with pytest.raises(NotImplementedOpError, match=r"TQUANT .* is not implemented"):
-            q(**kw)
+    with pytest.raises(NotImplementedOpError, match="grp_axis=0 \\(DN grouping\\) is not"):
+        q(grp_axis=0)
+    with pytest.raises(NotImplementedOpError, match="MXFP4_E2M1 with the NV recipe is not"):
+        q(quant_type="MXFP4_E2M1", scale_alg="NV", s=h, mx=hf, sc=hf,
+          dst=m.tile("Vec", "f4E2M1x2", 2, 32))
     b = m.tile("Vec", "bf16", 2, 64, valid=(2, 40))
     bf = m.tile("Vec", "bf16", 1, 16)
     with pytest.raises(NotImplementedOpError, match="from bf16 with padding columns"):
@@ -385,3 +387,60 @@ def test_mxfp4_worked_example():
     m.TQUANT(dst, src, exp, mx, sc, quant_type="MXFP4_E2M1")
     assert raw(m, exp)[0] == 126
     assert list(raw(m, dst)[:2]) == [0x17, 0x0C]
+
+
+def nv_exp(mx):
+    """NV e8m0 of a block maximum: d = f32(mx * f32(1/448)), then ceil(log2 d) + 127 at least
+    0 (exact powers of two not rounded up); 0 for d == 0, 0xFE for inf, 0xFF for NaN."""
+    if np.isnan(mx):
+        return 255
+    if np.isinf(mx):
+        return 254
+    d = float(np.float32(np.float32(mx) * np.float32(1 / 448)))
+    if d == 0:
+        return 0
+    f, e = np.frexp(d)
+    return max((int(e) - 1 if f == 0.5 else int(e)) + 127, 0)
+
+
+@pytest.mark.parametrize("st", ["f32", "bf16", "f16"])
+def test_mxfp8_nv(st):
+    """NV recipe: the shared exponent rounds log2(max / 448) up; scaling 2^(127 - e8m0)
+    (2^-127 for 0xFE); f16 maxima stay f16 (448.5 -> e8m0 128, where a bf16 cut gives 127)."""
+    m = mk()
+    rows, cols = 4, 128
+    rng = np.random.default_rng(21)
+    span = {"f32": (-140, 110), "bf16": (-60, 60), "f16": (-14, 8)}[st]
+    x = (rng.normal(size=(rows, cols // 32, 32))
+         * np.exp2(rng.integers(*span, (rows, cols // 32, 1)))).reshape(rows, cols)
+    x = x.astype(NP[st])
+    x[0, :32] = 1.0
+    x[0, 3] = 448.5 if st == "f16" else 448 * 3       # just above / not a power of two
+    x[0, 32:64] = 0.0
+    x[0, 64:96] = 7.0
+    x[0, 70] = 448 * 4                                 # exact power of two: no round-up
+    x[1, 5] = np.inf
+    x[2, 9] = np.nan
+    dst, exp, mx, sc = run_mx(m, st, rows, cols, x, scale_alg="NV")
+    n = rows * cols // 32
+    blocks = x.astype(np.float64).reshape(n, 32)
+    want_e, codes = [], []
+    for b in blocks:
+        mxv = np.nan if np.isnan(b).any() else float(np.max(np.abs(b)))
+        e = nv_exp(mxv)
+        s = np.nan if e == 255 else 2.0 ** -127 if e == 254 else 2.0 ** (127 - e)
+        want_e.append(e)
+        codes.append([0x7F if e == 255 else e4m3_code(v * s) for v in b])
+    got_e = raw(m, exp)[:n]
+    np.testing.assert_array_equal(got_e, want_e)
+    assert list(got_e[:3]) == [128 if st == "f16" else 129, 0, 129]   # 1792 / 448 = 4
+    np.testing.assert_array_equal(raw(m, dst), np.array(codes, np.uint8).reshape(-1))
+    if st == "f32":
+        sbits = raw(m, sc).view(np.uint32)[:n]
+        want = [0x7FC00000 if k == 255 else 0x00400000 if k == 254 else (254 - k) << 23
+                for k in want_e]
+    else:
+        sbits = raw(m, sc).view(np.uint16)[:n]
+        want = [0x7F81 if k == 255 else 0x0040 if k == 254 else (254 - k) << 7
+                for k in want_e]
+    np.testing.assert_array_equal(sbits, want)

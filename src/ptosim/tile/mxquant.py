@@ -1,13 +1,13 @@
 """TQUANT's MX (microscaling) forms, as pto-isa's A5 code runs them
 (``include/pto/npu/a5/TQuant.hpp``): ``TQUANT<QuantType::MXFP8>(dst, src, exp, max,
-scaling)`` (and ``QuantType::MXFP4_E2M1``) with the OCP shared-exponent recipe and ND
-grouping (32 consecutive elements of a row share one e8m0 exponent).
+scaling)`` (also ``QuantType::MXFP4_E2M1`` and ``QuantScaleAlg::NV``) with ND grouping
+(32 consecutive elements of a row share one e8m0 exponent).
 
-Implemented, OCP and ND only: MXFP8 (e4m3) from f32 (flat and row-strided exponent tiles)
-and from bf16 / f16 when the source's valid columns fill its rows; MXFP4 (e2m1, packed
-pairs) from bf16 / f16 with a flat exponent tile. The rest (the NV recipe, DN grouping,
-the other b16 layouts) raises `NotImplementedOpError`. docs/semantics.md "TQUANT MX"
-records every decision.
+Implemented, ND only: MXFP8 (e4m3, OCP and NV recipes) from f32 (flat and row-strided
+exponent tiles) and from bf16 / f16 when the source's valid columns fill its rows; MXFP4
+(e2m1, packed pairs, OCP) from bf16 / f16 with a flat exponent tile. The rest (MXFP4 NV,
+DN grouping, the other b16 layouts) raises `NotImplementedOpError`. docs/semantics.md
+"TQUANT MX" records every decision.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ E4M3_EMAX = 8                    # largest unbiased exponent of e4m3 (448 = 1.75
 E2M1_EMAX = 2                    # largest unbiased exponent of e2m1 (6 = 1.5 * 2^2)
 _F32_NAN = 0x7FC00000            # scaling of a NaN group (f32 path)
 _BF16_NAN = {E4M3_EMAX: 0x7F81, E2M1_EMAX: 0x7FC0}     # NaN-group scaling, b16 paths
+NV_DESCALE = np.float32(1.0 / 448.0)       # NV e4m3: 1 / MAX_NORM as an f32 constant
 _E8M0_NAN = 0xFF
 _FP8_OUT = ("f8E4M3FN", "i8", "ui8")       # pto-isa types the dst int8_t (raw e4m3 codes)
 _FP4_OUT = ("f4E2M1x2",)
@@ -54,10 +55,13 @@ def mx_quant(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, sca
     if kw.get("ptoas"):
         raise NotImplementedOpError(f"{op}: PTOAS's quant_type has no MX spelling (INT8_SYM "
                                     f"and INT8_ASYM only); the MX form is Python only")
-    if alg != "OCP" or axis != 1:
+    if axis != 1:
+        raise NotImplementedOpError(f"{op} {qt} with grp_axis=0 (DN grouping) is not "
+                                    f"implemented")
+    if alg == "NV" and qt == "MXFP4_E2M1":
         raise NotImplementedOpError(
-            f"{op} {qt} / {alg} / grp_axis={axis} is not implemented (only the OCP recipe "
-            f"with grp_axis=1)")
+            f"{op} MXFP4_E2M1 with the NV recipe is not implemented (a5's flat path takes an "
+            f"NV maximum but the OCP exponent; its row-strided path is not modelled)")
     if not m.target.has_dtype("f8E4M3FN"):
         raise DtypeError(f"the MX formats are a5 only (target {m.target.name})", op=op)
     fp4 = qt == "MXFP4_E2M1"
@@ -118,11 +122,15 @@ def mx_quant(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, sca
         padded = np.zeros((rows, gpr * GROUP), x.dtype)
         padded[:, :cols] = x[:, :cols]
         blocks = padded.reshape(groups, GROUP)
-    if b16:
+    if alg == "NV":
+        emax_bits, e8, scale_bits = _nv(blocks)
+    elif b16:
         emax_bits, e8, scale_bits = _ocp_b16(blocks, E2M1_EMAX if fp4 else E4M3_EMAX)
-        scale = (scale_bits.astype(np.uint32) << 16).view(np.float32)
     else:
         emax_bits, e8, scale_bits = _ocp_f32(blocks)
+    if b16:                    # b16 paths keep bf16 scaling bits
+        scale = (scale_bits.astype(np.uint32) << 16).view(np.float32)
+    else:
         scale = scale_bits.view(np.float32)
     # stage 3: x * scaling in f32 (exact for every value that can reach a code: powers of
     # two, far from f32's and bf16's limits), then the element cast
@@ -203,3 +211,40 @@ def _ocp_b16(blocks: np.ndarray, emax: int) -> tuple[np.ndarray, np.ndarray, np.
     e8 = np.where(nan, _E8M0_NAN, shared >> 7).astype(np.uint8)
     scaling = np.where(nan, np.uint16(_BF16_NAN[emax]), scaling).astype(np.uint16)
     return mx, e8, scaling
+
+
+def _nv(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """NV (e4m3) stage 1-2 per group: (max bits, e8m0, scaling bits). The max: f32 as for
+    OCP, bf16 as bf16 bits, f16 as the largest |x| f16 bit pattern (not cast to bf16).
+    d = max * f32(1/448) rounded in f32; e8m0 = d's biased exponent, plus 1 when d's
+    mantissa is nonzero (normal d below exponent 0xFE) or above half (subnormal d);
+    scaling = 2^(127 - e8m0) as f32 bits (254 - e8m0) << 23, or for b16 sources bf16 bits
+    (254 - e8m0) << 7; an infinite max gives e8m0 0xFE and scaling 2^-127 (0x00400000 /
+    0x0040), a NaN max e8m0 0xFF and the quiet NaN (0x7FC00000 / 0x7F81)."""
+    b16 = blocks.dtype != np.float32
+    if blocks.dtype == np.float16:
+        mx = np.max(blocks.view(np.uint16) & 0x7FFF, axis=1).astype(np.uint16)
+        value = mx.view(np.float16).astype(np.float32)
+    elif b16:
+        mx = np.max(_bf16_abs_bits(blocks), axis=1).astype(np.uint16)
+        value = (mx.astype(np.uint32) << 16).view(np.float32)
+    else:
+        with np.errstate(invalid="ignore"):
+            value = np.max(np.abs(blocks), axis=1).astype(np.float32)
+        mx = np.where(np.isnan(value), np.uint32(_F32_NAN), value.view(np.uint32))
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = (value * NV_DESCALE).astype(np.float32).view(np.uint32)
+    e = ((d >> 23) & 0xFF).astype(np.int64)
+    man = d & 0x7FFFFF
+    up = ((man != 0) & (e > 0) & (e < 0xFE)) | ((e == 0) & (man > 0x400000))
+    shared = e + up
+    inf = (e == 0xFF) & (man == 0)
+    nan = (e == 0xFF) & (man != 0)
+    if b16:
+        scaling = ((0xFE - shared) << 7) & 0xFFFF
+        scaling = np.where(inf, 0x0040, np.where(nan, _BF16_NAN[E4M3_EMAX], scaling))
+    else:
+        scaling = ((0xFE - shared) << 23) & 0xFFFFFFFF
+        scaling = np.where(inf, 0x00400000, np.where(nan, _F32_NAN, scaling))
+    shared = np.where(inf, 0xFE, np.where(nan, _E8M0_NAN, shared))
+    return mx, shared.astype(np.uint8), scaling.astype(np.uint16 if b16 else np.uint32)
