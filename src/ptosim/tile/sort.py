@@ -26,7 +26,7 @@ from ..isa import convert as C
 from ..isa.spec import OpSpec
 from ..isa.tile_sort import TileRule
 from ..isa.tile_vector import bind, signature
-from . import extra, shape
+from . import extra, mxquant, shape
 from .tile import Tile
 from .vector import _check_tile, _kind, _nd
 
@@ -493,10 +493,22 @@ _QUANT_OUT = {"INT8_SYM": ("i8", -128, 127), "INT8_ASYM": ("ui8", 0, 255)}
 
 def _quant(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     dst, src, scale, offset = v["dst"], v["src"], v["scale"], v.get("offset")
+    if "scaling" in v:         # MX form: (dst, src, exp, max, scaling)
+        qt = kw.get("quant_type", "MXFP8")
+        if qt not in mxquant.MX_TYPES:
+            raise PtoValueError(f"quant_type must be MXFP8 or MXFP4_E2M1 with exp, max and "
+                                f"scaling tiles, got {qt!r}", op=op, operand="quant_type")
+        mxquant.mx_quant(m, op, dst, src, scale, v["offset"], v["scaling"], kw)
+        return
     qt = kw.get("quant_type", "INT8_SYM" if offset is None else "INT8_ASYM")
     if qt not in _QUANT_OUT:
-        raise PtoValueError(f"quant_type must be INT8_SYM or INT8_ASYM (the MX formats are "
-                            f"not implemented), got {qt!r}", op=op, operand="quant_type")
+        raise PtoValueError(f"quant_type must be INT8_SYM or INT8_ASYM with scale[, offset] "
+                            f"tiles (the MX formats take exp, max and scaling tiles), got "
+                            f"{qt!r}", op=op, operand="quant_type")
+    for key in ("scale_alg", "grp_axis"):
+        if key in kw:
+            raise PtoTypeError(f"{key} belongs to the MX formats, not {qt}", op=op,
+                               operand=key)
     if (qt == "INT8_ASYM") != (offset is not None):
         raise PtoTypeError(f"{qt} {'needs' if offset is None else 'takes no'} offset tile",
                            op=op, operand="offset")
