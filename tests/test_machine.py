@@ -186,6 +186,18 @@ def test_write_converts_values():
     np.testing.assert_array_equal(m.read(q, 2).astype(np.float32), [1.0, -0.5])
 
 
+def test_write_casts_out_of_range_values_quietly():
+    """numpy's cast (a value past the type's range becomes inf), without numpy's
+    RuntimeWarning leaking out of ptosim."""
+    import warnings
+    m = Machine()
+    p = m.ptr("ub", "f16", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.write(p, np.array([1e300, -1e300, 2.0]))
+    np.testing.assert_array_equal(m.read(p, 3), np.array([np.inf, -np.inf, 2.0], np.float16))
+
+
 def test_write_unsigned_as_raw_bits():
     m = Machine()
     p = m.ptr("l1", "f16", 0)

@@ -492,4 +492,5 @@ def _as_carrier(arr: np.ndarray, dt: DType) -> np.ndarray:
     if dt.kind == "packed":
         raise PtoValueError(f"{dt.name} holds raw codes: pass an unsigned integer array of "
                        f"{dt.size}-byte items, got {arr.dtype}")
-    return np.ascontiguousarray(arr.astype(dt.np))
+    with np.errstate(all="ignore"):     # numpy's cast (1e300 -> f16 inf), without its warning
+        return np.ascontiguousarray(arr.astype(dt.np))
