@@ -10,25 +10,14 @@ import ptosim
 from ptosim.errors import DtypeError, PtoTypeError, PtoValueError, VerifyError
 from ptosim.kernel import Kernel
 from ptosim.tile.sort import philox4x32
-from tile_helpers import NP as _NP
+from tile_helpers import NP as _NP, SENTINEL, blank, put
 
 NP = {**_NP, "ui32": np.uint32}
 
-SENTINEL = 0x5A
 
 
 def mk():
     return ptosim.Machine(target="a5")
-
-
-def put(m, t, a):
-    m.write(t.ptr, np.ascontiguousarray(a, dtype=NP[t.dtype.name]).ravel())
-
-
-def blank(m, name, rows, cols, valid=None):
-    t = m.tile("Vec", name, rows, cols, valid=valid)
-    m.write(t.ptr.cast("ui8"), np.full(t.nbytes, SENTINEL, np.uint8))
-    return t
 
 
 def raw(m, t):

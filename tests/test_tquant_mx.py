@@ -16,25 +16,14 @@ from ptosim.errors import (
     VerifyError,
 )
 from ptosim.kernel import Kernel
-from tile_helpers import NP
+from tile_helpers import NP, SENTINEL, blank, put
 
-SENTINEL = 0x5A
 E4M3 = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
 FINITE = [c for c in range(128) if np.isfinite(E4M3[c])]        # non-negative codes
 
 
 def mk(target="a5"):
     return ptosim.Machine(target=target)
-
-
-def put(m, t, a):
-    m.write(t.ptr, np.ascontiguousarray(a, dtype=NP[t.dtype.name]).ravel())
-
-
-def blank(m, name, rows, cols, valid=None):
-    t = m.tile("Vec", name, rows, cols, valid=valid)
-    m.write(t.ptr.cast("ui8"), np.full(t.nbytes, SENTINEL, np.uint8))
-    return t
 
 
 def raw(m, t):

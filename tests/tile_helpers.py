@@ -9,6 +9,21 @@ NP = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16, "i16": n
       "ui64": np.uint64, "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}
 
 
+SENTINEL = 0x5A     # the byte a blank tile holds: bytes an op must not write keep it
+
+
+def put(m, t, a):
+    """Write ``a`` into tile ``t`` (converted to its element type), row-major."""
+    m.write(t.ptr, np.ascontiguousarray(a, dtype=t.dtype.np).ravel())
+
+
+def blank(m, name, rows, cols, valid=None):
+    """A Vec tile filled with SENTINEL bytes."""
+    t = m.tile("Vec", name, rows, cols, valid=valid)
+    m.write(t.ptr.cast("ui8"), np.full(t.nbytes, SENTINEL, np.uint8))
+    return t
+
+
 def al(x, a):
     return -(-x // a) * a
 
