@@ -109,15 +109,37 @@ class Finding:
         return render(self.loc, severity, self.message, self.count)
 
 
-@dataclass
+# A new access of kind k may conflict with the lanes of these kinds (atomics only with
+# plain accesses); the same relation read the other way round.
+_CONFLICTS = {"R": ("W", "A"), "W": ("R", "W", "A"), "A": ("R", "W")}
+
+
+class _Lane:
+    """One (thread, kind) of a buffer: each byte range (start, end, runs) maps to its
+    latest access, (epoch, op), in epoch order (a range seen again moves to the end), so
+    the accesses a new one is not yet ordered after are a suffix. ``last`` is the newest
+    epoch: a lane whose ``last`` the new access's clock covers is skipped whole."""
+
+    __slots__ = ("kind", "last", "ranges", "thread")
+
+    def __init__(self, thread: int, kind: str) -> None:
+        self.thread = thread
+        self.kind = kind
+        self.ranges: dict[tuple[int, int, Runs | None], tuple[int, Operation]] = {}
+        self.last = 0
+
+
+@dataclass(slots=True)
 class _Buffer:
-    """The accesses to one buffer, by (thread, kind): each lane maps a byte range to its
-    latest access and is kept in epoch order (a range seen again moves to the end), so the
-    accesses a new one is not yet ordered after are a suffix of each lane."""
+    """The accesses to one buffer: its lanes in the order they were made (the order the
+    findings of one access come in), and per lane key (thread, kind) of a new access that
+    thread's own lane of that kind and the other lanes such an access may conflict with
+    (a list shared per kind: lanes made later join it)."""
 
     name: str
-    lanes: dict[tuple[int, str], dict[tuple[int, int, Runs | None], _Access]] = field(
-        default_factory=dict)
+    check: dict[str, list[_Lane]] = field(
+        default_factory=lambda: {"R": [], "W": [], "A": []})
+    slots: dict[tuple[int, str], tuple[_Lane, list[_Lane]]] = field(default_factory=dict)
 
 
 class HazardChecker:
@@ -129,12 +151,19 @@ class HazardChecker:
         self.names = names                 # buffer -> readable name
         self.threads: dict[tuple[str, str], int] = {}
         self.clocks: list[list[int]] = []
+        self._where: list[tuple[str, str]] = []     # thread -> (core name, pipe)
+        # thread -> access role -> ((kind, lane key), ...): what `access` does per role
+        self._plans: list[dict[str, tuple[tuple[str, tuple[int, str]], ...]]] = []
         self.buffers: dict[int, _Buffer] = {}
         self.flags: dict[tuple, deque[tuple[list[int], Operation]]] = {}
+        # (core name, src, dst, event) as the op spells them -> (thread, flag queue)
+        self._setters: dict[tuple, tuple[int, deque[tuple[list[int], Operation]]]] = {}
+        self._waiters: dict[tuple, tuple[int, deque[tuple[list[int], Operation]]]] = {}
         self.semaphores: dict[tuple, list[list[int]]] = {}
         self.findings: dict[tuple, Finding] = {}
-        self._current: tuple[int, Operation, str, str, str] | None = None
-        self._vector_op = False            # the current op is a vector-family load/store
+        # the op running: (thread, op, its clock, the thread's plans, core name, whether it
+        # is a vector-family load/store), None between ops
+        self._current: tuple[int, Operation, list[int], dict, str, bool] | None = None
         # per core: vector stores / loads of the current vecscope not yet behind a mem_bar
         # (kept per buffer and 256-byte bucket: a store meets only the loads near it)
         self.unfenced: dict[str, dict[str, dict[tuple[int, int], list[_Pending]]]] = {}
@@ -150,6 +179,9 @@ class HazardChecker:
             for clock in self.clocks:
                 clock.append(0)
             self.clocks.append([0] * (tid + 1))
+            self._where.append(key)
+            self._plans.append({role: tuple((kind, (tid, kind)) for kind in kinds)
+                                for role, kinds in ROLE_KINDS.items()})
         return tid
 
     def _tick(self, tid: int) -> list[int]:
@@ -159,20 +191,22 @@ class HazardChecker:
 
     def _join(self, tid: int, other: list[int]) -> None:
         clock = self.clocks[tid]
-        if len(other) > len(clock):
-            clock.extend([0] * (len(other) - len(clock)))
-        for i, v in enumerate(other):
-            if v > clock[i]:
-                clock[i] = v
+        if len(other) < len(clock):         # published before newer threads began
+            other = other + [0] * (len(clock) - len(other))
+        clock[:] = map(max, clock, other)   # in place: the current op holds this list
 
     # --- events from the executor ------------------------------------------------------
     def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
                  pipe: str, kwargs: dict[str, Any] | None = None) -> None:
         """``op`` (its registry entry ``spec``) starts on ``pipe`` of ``core``."""
-        tid = self._thread(core, pipe)
-        self._tick(tid)
-        self._current = (tid, op, spec.name, core.name, pipe)
-        self._vector_op = spec.syntax == "vector" and pipe == "V"
+        name = core.name
+        tid = self.threads.get((name, pipe))
+        if tid is None:
+            tid = self._thread(core, pipe)
+        clock = self.clocks[tid]
+        clock[tid] += 1
+        self._current = (tid, op, clock, self._plans[tid], name,
+                         pipe == "V" and spec.syntax == "vector")
 
     def end_op(self) -> None:
         self._current = None
@@ -248,43 +282,68 @@ class HazardChecker:
         current = self._current
         if current is None or nbytes <= 0:
             return
-        tid, op, method, core, pipe = current
-        kinds = ROLE_KINDS[access]
+        tid, op, clock, plans, core, vector = current
         entry = self.buffers.get(id(buf))
         if entry is None:
             entry = self.buffers[id(buf)] = _Buffer(self.names(buf))
-        clock = self.clocks[tid]
         end = start + nbytes
-        if self._vector_op:
-            for kind in kinds:
+        if vector:
+            for kind in ROLE_KINDS[access]:
                 if kind in ("R", "W"):
                     self._vector_access(buf, kind, start, end, op, core)
-        lanes = entry.lanes
-        n_clock = len(clock)
-        for kind in kinds:
-            new = _Access(tid, clock[tid], kind, start, end, op, core, pipe, runs)
-            # Checked inline (the per-access hot path): every earlier access to
-            # overlapping bytes that conflicts with ``new`` and is not ordered before it.
-            # Only the unordered suffix of each other thread's lane is visited, so the cost
-            # follows the unordered accesses, not the buffer's history.
-            for (thread, other), lane in lanes.items():
-                if thread == tid or (kind == "R" and other == "R") or \
-                        (other == "A" and kind == "A"):
-                    continue
-                seen = clock[thread] if thread < n_clock else 0
-                for old in reversed(lane.values()):
-                    if old.epoch <= seen:
-                        break                             # this and older: ordered before new
-                    if old.start < end and start < old.end:
-                        shared = shared_bytes(old, new)
-                        if shared is not None:
-                            self._report(entry, old, new, shared)
-            mine = lanes.get((tid, kind))
-            if mine is None:
-                mine = lanes[(tid, kind)] = {}
-            key = (start, end, runs)
-            mine.pop(key, None)         # the same range again: the newer access dominates and
-            mine[key] = new             # moves to the end, keeping the lane in epoch order
+        epoch = clock[tid]
+        key = (start, end, runs)
+        slots = entry.slots
+        for kind, lane_key in plans[access]:
+            slot = slots.get(lane_key)
+            if slot is None:
+                slot = self._slot(entry, lane_key)
+            mine, others = slot
+            # Every earlier access to overlapping bytes that conflicts with this one and is
+            # not ordered before it. A lane whose newest access the clock covers holds none
+            # (this thread's own lanes never do); of the others only the unordered suffix
+            # is visited, so the cost follows the unordered accesses, not the history.
+            for lane in others:
+                if lane.last > clock[lane.thread]:
+                    self._unordered(entry, lane, kind, start, end, runs)
+            ranges = mine.ranges
+            ranges.pop(key, None)       # the same range again: the newer access dominates and
+            ranges[key] = (epoch, op)   # moves to the end, keeping the lane in epoch order
+            mine.last = epoch
+
+    @staticmethod
+    def _slot(entry: _Buffer, lane_key: tuple[int, str]) -> tuple[_Lane, list[_Lane]]:
+        """A thread's first access of one kind to a buffer: its lane joins the lists of
+        the kinds it conflicts with (a lane of its own thread is never unordered, so
+        making it before its first check changes no finding)."""
+        thread, kind = lane_key
+        mine = _Lane(thread, kind)
+        for other in _CONFLICTS[kind]:
+            entry.check[other].append(mine)
+        slot = entry.slots[lane_key] = (mine, entry.check[kind])
+        return slot
+
+    def _unordered(self, entry: _Buffer, lane: _Lane, kind: str, start: int, end: int,
+                   runs: Runs | None) -> None:
+        """Report the accesses of ``lane`` that the current op's ``kind`` access to
+        [start, end) (``runs``) races with: those of the lane's unordered suffix whose
+        bytes meet it."""
+        assert self._current is not None
+        tid, op, clock, _, _, _ = self._current
+        seen = clock[lane.thread]
+        new: _Access | None = None
+        for (lo, hi, old_runs), (epoch, old_op) in reversed(lane.ranges.items()):
+            if epoch <= seen:
+                break                             # this and older: ordered before new
+            if lo < end and start < hi:
+                if new is None:
+                    new = _Access(tid, clock[tid], kind, start, end, op,
+                                  *self._where[tid], runs)
+                old = _Access(lane.thread, epoch, lane.kind, lo, hi, old_op,
+                              *self._where[lane.thread], old_runs)
+                shared = shared_bytes(old, new)
+                if shared is not None:
+                    self._report(entry, old, new, shared)
 
     def _report(self, buf: _Buffer, old: _Access, new: _Access,
                 shared: tuple[int, int]) -> None:
@@ -313,24 +372,42 @@ class HazardChecker:
                          f"{old.op.name} on {old.core} PIPE_{old.pipe}", op=new.op)
 
     def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        s = pipe_name(src)
-        tid = self._thread(core, s)
-        clock = self._tick(tid)
-        key = (core.name, s, pipe_name(dst), event)
-        pending = self.flags.get(key)
-        if pending is None:
-            pending = self.flags[key] = deque()
+        spelled = (core.name, src, dst, event)
+        hit = self._setters.get(spelled)
+        if hit is None:
+            s = pipe_name(src)
+            tid = self._thread(core, s)
+            key = (core.name, s, pipe_name(dst), event)
+            pending = self.flags.get(key)
+            if pending is None:
+                pending = self.flags[key] = deque()
+            hit = self._setters[spelled] = (tid, pending)
+        tid, pending = hit
+        clock = self.clocks[tid]
+        clock[tid] += 1
         pending.append((clock.copy(), op))
 
     def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        d = pipe_name(dst)
-        tid = self._thread(core, d)
-        self._tick(tid)
-        pending = self.flags.get((core.name, pipe_name(src), d, event))
-        if not pending:         # the executor refuses such a wait before it gets here
+        spelled = (core.name, src, dst, event)
+        hit = self._waiters.get(spelled)
+        if hit is None:
+            d = pipe_name(dst)
+            tid = self._thread(core, d)
+            pending = self.flags.get((core.name, pipe_name(src), d, event))
+            if pending is None:     # the executor refuses such a wait before it gets here
+                self._tick(tid)
+                return
+            hit = self._waiters[spelled] = (tid, pending)    # flag queues stay once made
+        tid, pending = hit
+        clock = self.clocks[tid]
+        clock[tid] += 1
+        if not pending:
             return
-        clock, _ = pending.popleft()
-        self._join(tid, clock)
+        published, _ = pending.popleft()
+        if len(published) == len(clock):
+            clock[:] = map(max, clock, published)
+        else:
+            self._join(tid, published)
 
     def barrier(self, core: Core, pipe: str, op: Operation) -> None:
         """PIPE_ALL joins every pipe of the core; a single pipe is ordered already."""

@@ -9,8 +9,9 @@ objects, operand kinds, keywords) and keeps a plan for it: the family function w
 operand names bound, or, for elementwise families whose lane function is a bare numpy
 ufunc (`alu.NATIVE`), that ufunc writing straight into the destination's valid region
 (as one flat run when the region is whole rows). A call on the very same operand objects
-as an earlier one finds its plan by their ids alone (`remember`). Every byte is the same as on the observed path (tests/test_tile_fastpath.py compares
-both); when an observer is attached every op takes the observed path with all hooks.
+as an earlier one finds its plan by their ids alone (`remember`). Every byte is the same
+as on the observed path (tests/test_tile_fastpath.py compares both); when an observer is
+attached every op takes the observed path with all hooks.
 """
 
 from __future__ import annotations
