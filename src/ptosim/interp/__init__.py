@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from ..errors import PtoError, warning_sink
+from ..events import event_log
 from ..isa.alu import quiet_floats
 from ..machine import MachineState
 from .diagnostics import WarningLog
@@ -114,6 +115,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     sync = SyncService(machine.target, funcs)
     sync.observer = observer
     machine.access_hook = observer.access if observer is not None else None
+    machine.access_log = event_log(observer)
     executor = Executor(machine, locate, sync, progress, max_ops)
     executor.warnings = warnings
     executor.print_cores = len(cores)
@@ -123,6 +125,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
             return launch(machine, func, args, cores, executor, sync)
     finally:
         machine.access_hook = None
+        machine.access_log = None
         executor.flush_prints()
 
 

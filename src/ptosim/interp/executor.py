@@ -32,6 +32,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
 from ..errors import DeadlockError, PtoError
+from ..events import BEGIN, END_ENTRY, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
@@ -240,6 +241,8 @@ class Executor:
         self._next_check = min(4096, self.max_ops + 1 if self.max_ops else 4096)
         self.started = time.perf_counter()
         self.observer: Any = None   # a HazardChecker (or anything with its event methods)
+        # the observer's event log (`ptosim.events`) when it takes its frequent events so
+        self.events: list[tuple] | None = None
         self.warnings: Any = None   # a WarningLog told which op runs, when one collects
         self._overlap: TileOverlap | None = None     # see `interp.overlap`, with warnings
         # Each op's call shape (python_call / tile_call: operands as SSA values, decoded
@@ -420,6 +423,17 @@ class Executor:
             if before is not None:
                 before()
             value = call(*args, **kwargs)
+        elif self.events is not None:
+            events = self.events
+            events.append((BEGIN, state.core, op, spec, spec.pipe_of(args)))
+            if len(events) >= FLUSH_AT:
+                obs.flush()
+            try:
+                if before is not None:
+                    before()
+                value = call(*args, **kwargs)
+            finally:
+                events.append(END_ENTRY)
         else:
             obs.begin_op(state.core, op, spec, args, spec.pipe_of(args), kwargs)
             try:
@@ -709,7 +723,10 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
             f"wait_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] on {st.core.name} has no "
             f"unconsumed set_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] before it: on "
             f"hardware PIPE_{key[1]} would wait forever", op="pto.wait_flag")
-    if ex.observer is not None:
+    if ex.events is not None:
+        setting = op.name in ("pto.set_flag", "pto.set_flag_dyn")
+        ex.events.append((SET_FLAG if setting else WAIT_FLAG, st.core, src, dst, event, op))
+    elif ex.observer is not None:
         notify = ex.observer.set_flag if op.name in ("pto.set_flag", "pto.set_flag_dyn") \
             else ex.observer.wait_flag
         notify(st.core, src, dst, event, op)
@@ -946,18 +963,39 @@ def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
     m = ex.m
     call = getattr(m, spec.method)
     results = tuple(op.results)
+    pipe = None if callable(spec.pipe) else spec.pipe
 
     def run(st: CoreState) -> None:
         if core != "any" and st.core.kind != core:
             ex._require_core(st, op, spec.name, core)
         env = st.env
         args, kwargs = resolve_args(env)
-        if ex.observer is None and not results:     # `_invoke`'s unobserved path, inlined
+        if not results:                 # `_invoke` inlined (the DMA ops of a loop)
             if ex.warnings is not None:
                 ex.warnings.current = op
             m.ctrl = st.ctrl
             m.regs = st.regs
-            call(*args, **kwargs)
+            obs = ex.observer
+            if obs is None:
+                call(*args, **kwargs)
+                return
+            events = ex.events
+            if events is None:
+                obs.begin_op(st.core, op, spec, args,
+                             pipe if pipe is not None else spec.pipe_of(args), kwargs)
+                try:
+                    call(*args, **kwargs)
+                finally:
+                    obs.end_op()
+                return
+            events.append((BEGIN, st.core, op, spec,
+                           pipe if pipe is not None else spec.pipe_of(args)))
+            if len(events) >= FLUSH_AT:
+                obs.flush()
+            try:
+                call(*args, **kwargs)
+            finally:
+                events.append(END_ENTRY)
             return
         out = ex._invoke(st, op, spec, args, kwargs, None, call)
         if out is not None:
@@ -1085,6 +1123,7 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
     src, dst, event = op.src_pipe(), op.dst_pipe(), op.event()  # type: ignore[attr-defined]
     key = (pipe_name(src), pipe_name(dst), str(event))
     setting = op.name == "pto.set_flag"
+    tag = SET_FLAG if setting else WAIT_FLAG
 
     def run(st: CoreState) -> None:
         flags = st.flags
@@ -1095,7 +1134,9 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
         else:
             _flag(ex, st, op)       # reports the wait that nothing can release
             return
-        if ex.observer is not None:
+        if ex.events is not None:
+            ex.events.append((tag, st.core, src, dst, event, op))
+        elif ex.observer is not None:
             (ex.observer.set_flag if setting else ex.observer.wait_flag)(
                 st.core, src, dst, event, op)
     return run

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
+from ..events import ACCESS, BEGIN, END, END_ENTRY, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..machine import Runs
 from ..ops.common import run_starts
@@ -161,6 +162,10 @@ class HazardChecker:
         self._waiters: dict[tuple, tuple[int, deque[tuple[list[int], Operation]]]] = {}
         self.semaphores: dict[tuple, list[list[int]]] = {}
         self.findings: dict[tuple, Finding] = {}
+        # begin/end of ops, accesses and flags arrive as entries (`ptosim.events`), from
+        # the executor and the Machine straight, or from the methods below; `flush` reads
+        # them in order. Every other event and `finish` flush first.
+        self.event_log: list[tuple] = []
         # the op running: (thread, op, its clock, the thread's plans, core name, whether it
         # is a vector-family load/store), None between ops
         self._current: tuple[int, Operation, list[int], dict, str, bool] | None = None
@@ -199,25 +204,148 @@ class HazardChecker:
     def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
                  pipe: str, kwargs: dict[str, Any] | None = None) -> None:
         """``op`` (its registry entry ``spec``) starts on ``pipe`` of ``core``."""
-        name = core.name
-        tid = self.threads.get((name, pipe))
-        if tid is None:
-            tid = self._thread(core, pipe)
-        clock = self.clocks[tid]
-        clock[tid] += 1
-        self._current = (tid, op, clock, self._plans[tid], name,
-                         pipe == "V" and spec.syntax == "vector")
+        log = self.event_log
+        log.append((BEGIN, core, op, spec, pipe))
+        if len(log) >= FLUSH_AT:
+            self.flush()
 
     def end_op(self) -> None:
-        self._current = None
+        self.event_log.append(END_ENTRY)
+
+    def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
+               operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
+        """One buffer access of the current op, with the role the op declared."""
+        log = self.event_log
+        log.append((ACCESS, buf, start, nbytes, access, runs))
+        if len(log) >= FLUSH_AT:
+            self.flush()
+
+    def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        self.event_log.append((SET_FLAG, core, src, dst, event, op))
+
+    def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        self.event_log.append((WAIT_FLAG, core, src, dst, event, op))
+
+    def flush(self) -> None:
+        """Take in the logged events, in order (one loop: the per-event work of a long
+        run is mostly here, so the common cases are written out inline)."""
+        log = self.event_log
+        if not log:
+            return
+        current = self._current
+        threads, clocks, plans_of = self.threads, self.clocks, self._plans
+        buffers, setters, waiters = self.buffers, self._setters, self._waiters
+        for entry in log:
+            tag = entry[0]
+            if tag == ACCESS:
+                if current is None:
+                    continue                    # not part of an op
+                _, buf, start, nbytes, access, runs = entry
+                if nbytes <= 0:
+                    continue
+                tid, op, clock, plans, core, vector = current
+                target = buffers.get(id(buf))
+                if target is None:
+                    target = buffers[id(buf)] = _Buffer(self.names(buf))
+                end = start + nbytes
+                if vector:
+                    for kind in ROLE_KINDS[access]:
+                        if kind in ("R", "W"):
+                            self._vector_access(buf, kind, start, end, op, core)
+                epoch = clock[tid]
+                key = (start, end, runs)
+                slots = target.slots
+                for kind, lane_key in plans[access]:
+                    slot = slots.get(lane_key)
+                    if slot is None:
+                        slot = self._slot(target, lane_key)
+                    mine, others = slot
+                    # Every earlier access to overlapping bytes that conflicts with this
+                    # one and is not ordered before it. A lane whose newest access the
+                    # clock covers holds none (this thread's own lanes never do); of the
+                    # others only the unordered suffix is visited, so the cost follows the
+                    # unordered accesses, not the buffer's history.
+                    for lane in others:
+                        if lane.last > clock[lane.thread]:
+                            self._unordered(target, lane, current, kind, start, end, runs)
+                    ranges = mine.ranges
+                    ranges.pop(key, None)       # the same range again: the newer access
+                    ranges[key] = (epoch, op)   # dominates and moves to the end, keeping
+                    mine.last = epoch           # the lane in epoch order
+            elif tag == BEGIN:
+                _, core_, op, spec, pipe = entry
+                name = core_.name
+                tid = threads.get((name, pipe))
+                if tid is None:
+                    tid = self._thread(core_, pipe)
+                clock = clocks[tid]
+                clock[tid] += 1
+                current = (tid, op, clock, plans_of[tid], name,
+                           pipe == "V" and spec.syntax == "vector")
+            elif tag == END:
+                current = None
+            elif tag == SET_FLAG:
+                _, core_, src, dst, event, op = entry
+                hit = setters.get((core_.name, src, dst, event))
+                if hit is None:
+                    hit = self._setter(core_, src, dst, event)
+                tid, pending = hit
+                clock = clocks[tid]
+                clock[tid] += 1
+                pending.append((clock.copy(), op))
+            else:                               # WAIT_FLAG
+                _, core_, src, dst, event, op = entry
+                hit = waiters.get((core_.name, src, dst, event))
+                if hit is None:
+                    hit = self._waiter(core_, src, dst, event)
+                    if hit is None:             # no flag was ever set: the executor refuses
+                        continue                # such a wait before it gets here
+                tid, pending = hit
+                clock = clocks[tid]
+                clock[tid] += 1
+                if pending:
+                    published, _ = pending.popleft()
+                    if len(published) == len(clock):
+                        clock[:] = map(max, clock, published)   # in place: ops hold it
+                    else:
+                        self._join(tid, published)
+        log.clear()
+        self._current = current
+
+    def _setter(self, core: Core, src: str, dst: str, event: str
+                ) -> tuple[int, deque[tuple[list[int], Operation]]]:
+        """The thread and flag queue of a set_flag as spelled (first time only)."""
+        s = pipe_name(src)
+        tid = self._thread(core, s)
+        key = (core.name, s, pipe_name(dst), event)
+        pending = self.flags.get(key)
+        if pending is None:
+            pending = self.flags[key] = deque()
+        hit = self._setters[(core.name, src, dst, event)] = (tid, pending)
+        return hit
+
+    def _waiter(self, core: Core, src: str, dst: str, event: str
+                ) -> tuple[int, deque[tuple[list[int], Operation]]] | None:
+        """The thread and flag queue of a wait_flag as spelled (kept once the queue
+        exists: queues are never dropped); None, after the wait's tick, without one."""
+        d = pipe_name(dst)
+        tid = self._thread(core, d)
+        pending = self.flags.get((core.name, pipe_name(src), d, event))
+        if pending is None:
+            self._tick(tid)
+            return None
+        hit = self._waiters[(core.name, src, dst, event)] = (tid, pending)
+        return hit
 
     def vecscope(self, core: Core, op: Operation) -> None:
         """A vector scope starts or ends on ``core``: barriers act within one scope."""
+        self.flush()
         self.unfenced.pop(core.name, None)
 
     def mem_bar(self, core: Core, kind: str, op: Operation) -> None:
         """``pto.mem_bar``: VST_VLD fences the stores before it, VLD_VST the loads,
         VV_ALL both."""
+        self.flush()
         pending = self.unfenced.get(core.name)
         if pending is None:
             return
@@ -276,41 +404,6 @@ class HazardChecker:
                    f'pto.mem_bar "{barrier}" (or "VV_ALL") between them')
         self.findings[key] = Finding(hazard, message, self.locate(new))
 
-    def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
-               operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
-        """One buffer access of the current op, with the role the op declared."""
-        current = self._current
-        if current is None or nbytes <= 0:
-            return
-        tid, op, clock, plans, core, vector = current
-        entry = self.buffers.get(id(buf))
-        if entry is None:
-            entry = self.buffers[id(buf)] = _Buffer(self.names(buf))
-        end = start + nbytes
-        if vector:
-            for kind in ROLE_KINDS[access]:
-                if kind in ("R", "W"):
-                    self._vector_access(buf, kind, start, end, op, core)
-        epoch = clock[tid]
-        key = (start, end, runs)
-        slots = entry.slots
-        for kind, lane_key in plans[access]:
-            slot = slots.get(lane_key)
-            if slot is None:
-                slot = self._slot(entry, lane_key)
-            mine, others = slot
-            # Every earlier access to overlapping bytes that conflicts with this one and is
-            # not ordered before it. A lane whose newest access the clock covers holds none
-            # (this thread's own lanes never do); of the others only the unordered suffix
-            # is visited, so the cost follows the unordered accesses, not the history.
-            for lane in others:
-                if lane.last > clock[lane.thread]:
-                    self._unordered(entry, lane, kind, start, end, runs)
-            ranges = mine.ranges
-            ranges.pop(key, None)       # the same range again: the newer access dominates and
-            ranges[key] = (epoch, op)   # moves to the end, keeping the lane in epoch order
-            mine.last = epoch
-
     @staticmethod
     def _slot(entry: _Buffer, lane_key: tuple[int, str]) -> tuple[_Lane, list[_Lane]]:
         """A thread's first access of one kind to a buffer: its lane joins the lists of
@@ -323,13 +416,12 @@ class HazardChecker:
         slot = entry.slots[lane_key] = (mine, entry.check[kind])
         return slot
 
-    def _unordered(self, entry: _Buffer, lane: _Lane, kind: str, start: int, end: int,
-                   runs: Runs | None) -> None:
-        """Report the accesses of ``lane`` that the current op's ``kind`` access to
-        [start, end) (``runs``) races with: those of the lane's unordered suffix whose
-        bytes meet it."""
-        assert self._current is not None
-        tid, op, clock, _, _, _ = self._current
+    def _unordered(self, entry: _Buffer, lane: _Lane, current: tuple, kind: str, start: int,
+                   end: int, runs: Runs | None) -> None:
+        """Report the accesses of ``lane`` that the ``kind`` access to [start, end)
+        (``runs``) of the ``current`` op races with: those of the lane's unordered suffix
+        whose bytes meet it."""
+        tid, op, clock, _, _, _ = current
         seen = clock[lane.thread]
         new: _Access | None = None
         for (lo, hi, old_runs), (epoch, old_op) in reversed(lane.ranges.items()):
@@ -371,46 +463,9 @@ class HazardChecker:
             related_note=f"the {'read' if old.kind == 'R' else 'write'} it races with: "
                          f"{old.op.name} on {old.core} PIPE_{old.pipe}", op=new.op)
 
-    def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        spelled = (core.name, src, dst, event)
-        hit = self._setters.get(spelled)
-        if hit is None:
-            s = pipe_name(src)
-            tid = self._thread(core, s)
-            key = (core.name, s, pipe_name(dst), event)
-            pending = self.flags.get(key)
-            if pending is None:
-                pending = self.flags[key] = deque()
-            hit = self._setters[spelled] = (tid, pending)
-        tid, pending = hit
-        clock = self.clocks[tid]
-        clock[tid] += 1
-        pending.append((clock.copy(), op))
-
-    def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        spelled = (core.name, src, dst, event)
-        hit = self._waiters.get(spelled)
-        if hit is None:
-            d = pipe_name(dst)
-            tid = self._thread(core, d)
-            pending = self.flags.get((core.name, pipe_name(src), d, event))
-            if pending is None:     # the executor refuses such a wait before it gets here
-                self._tick(tid)
-                return
-            hit = self._waiters[spelled] = (tid, pending)    # flag queues stay once made
-        tid, pending = hit
-        clock = self.clocks[tid]
-        clock[tid] += 1
-        if not pending:
-            return
-        published, _ = pending.popleft()
-        if len(published) == len(clock):
-            clock[:] = map(max, clock, published)
-        else:
-            self._join(tid, published)
-
     def barrier(self, core: Core, pipe: str, op: Operation) -> None:
         """PIPE_ALL joins every pipe of the core; a single pipe is ordered already."""
+        self.flush()
         if pipe_name(pipe) != "ALL":
             return
         tids = [self._thread(core, p) for p in PIPES_OF[core.kind]]
@@ -423,6 +478,7 @@ class HazardChecker:
 
     def sync_set(self, core: Core, pipe: str, keys: list[tuple],
                  op: Operation | None = None) -> None:
+        self.flush()
         tid = self._thread(core, pipe_name(pipe))
         clock = list(self._tick(tid))
         for k in keys:
@@ -430,6 +486,7 @@ class HazardChecker:
 
     def sync_wait(self, core: Core, pipe: str, keys: list[tuple],
                   op: Operation | None = None) -> None:
+        self.flush()
         tid = self._thread(core, pipe_name(pipe))
         self._tick(tid)
         for k in keys:
@@ -439,6 +496,7 @@ class HazardChecker:
 
     def finish(self) -> list[Finding]:
         """Everything found, plus flags set and never waited for."""
+        self.flush()
         for (core, src, dst, event), pending in self.flags.items():
             for _, op in pending:
                 self.findings[("left", id(op))] = Finding(

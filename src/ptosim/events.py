@@ -1,0 +1,29 @@
+"""The event log an observer may take its frequent events through.
+
+An observer with an ``event_log`` attribute (a list; the hazard checker has one) is told
+about buffer accesses, op starts and ends and flags by entries appended to that list by
+the Machine and the executor, instead of calls to its ``access`` / ``begin_op`` /
+``end_op`` / ``set_flag`` / ``wait_flag`` methods: an append costs a fraction of a Python
+call. The observer reads the entries in order (its ``flush``) when it needs them, and at
+the latest when the log holds ``FLUSH_AT`` entries. Each entry is a tuple whose first item
+is its tag:
+
+- ``(ACCESS, buffer, start, nbytes, access, runs)``: one access of the current op, as
+  ``Machine.access_hook`` gets it (without operand and op names);
+- ``(BEGIN, core, op, spec, pipe)``: ``op`` starts on ``pipe`` of ``core``;
+- ``END_ENTRY`` (``(END,)``): the op ends;
+- ``(SET_FLAG | WAIT_FLAG, core, src, dst, event, op)``.
+"""
+
+from __future__ import annotations
+
+ACCESS, BEGIN, END, SET_FLAG, WAIT_FLAG = range(5)
+END_ENTRY = (END,)
+FLUSH_AT = 4096     # entries: a batch stays small (memory) and is read in one loop
+
+
+def event_log(observer: object) -> list[tuple] | None:
+    """The observer's own ``event_log`` list, or None (an attribute the observer set
+    itself: a forwarding wrapper answering any name does not count)."""
+    log = getattr(observer, "__dict__", {}).get("event_log")
+    return log if isinstance(log, list) else None
