@@ -13,11 +13,18 @@ is its tag:
 - ``(BEGIN, core, op, spec, pipe)``: ``op`` starts on ``pipe`` of ``core``;
 - ``END_ENTRY`` (``(END,)``): the op ends;
 - ``(SET_FLAG | WAIT_FLAG, core, src, dst, event, op)``.
+
+An op or a flag that runs again and again on one core can be told by a handle instead: the
+observer's ``op_handle(core, op, spec, pipe)`` / ``flag_handle(core, src, dst, event, op,
+setting)`` return an entry (its first item ``OP_HANDLE``, ``SET_HANDLE`` or
+``WAIT_HANDLE``; ``flag_handle`` may return None: then use the plain entry) that the
+executor keeps per (core, op) and appends as it is each time: the observer derived what it
+needs from the op once, when it made the handle.
 """
 
 from __future__ import annotations
 
-ACCESS, BEGIN, END, SET_FLAG, WAIT_FLAG = range(5)
+ACCESS, BEGIN, END, SET_FLAG, WAIT_FLAG, OP_HANDLE, SET_HANDLE, WAIT_HANDLE = range(8)
 END_ENTRY = (END,)
 FLUSH_AT = 4096     # entries: a batch stays small (memory) and is read in one loop
 

@@ -78,6 +78,8 @@ class CoreState:
     regs: dict[str, tuple[int, ...]] = field(default_factory=dict)   # special registers
     # set_flag counts not yet consumed by a wait_flag, by (src pipe, dst pipe, event)
     flags: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # an event-log observer's handles for the ops this core ran (see `ptosim.events`)
+    handles: dict[Operation, Any] = field(default_factory=dict)
 
 
 @functools.cache
@@ -988,8 +990,13 @@ def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
                 finally:
                     obs.end_op()
                 return
-            events.append((BEGIN, st.core, op, spec,
-                           pipe if pipe is not None else spec.pipe_of(args)))
+            if pipe is None:
+                events.append((BEGIN, st.core, op, spec, spec.pipe_of(args)))
+            else:
+                handle = st.handles.get(op)
+                if handle is None:
+                    handle = st.handles[op] = obs.op_handle(st.core, op, spec, pipe)
+                events.append(handle)
             if len(events) >= FLUSH_AT:
                 obs.flush()
             try:
@@ -1135,7 +1142,13 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
             _flag(ex, st, op)       # reports the wait that nothing can release
             return
         if ex.events is not None:
-            ex.events.append((tag, st.core, src, dst, event, op))
+            handle = st.handles.get(op)
+            if handle is None:
+                handle = ex.observer.flag_handle(st.core, src, dst, event, op, setting)
+                if handle is None:
+                    handle = (tag, st.core, src, dst, event, op)
+                st.handles[op] = handle
+            ex.events.append(handle)
         elif ex.observer is not None:
             (ex.observer.set_flag if setting else ex.observer.wait_flag)(
                 st.core, src, dst, event, op)

@@ -36,7 +36,18 @@ from typing import Any
 import numpy as np
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
-from ..events import ACCESS, BEGIN, END, END_ENTRY, FLUSH_AT, SET_FLAG, WAIT_FLAG
+from ..events import (
+    ACCESS,
+    BEGIN,
+    END,
+    END_ENTRY,
+    FLUSH_AT,
+    OP_HANDLE,
+    SET_FLAG,
+    SET_HANDLE,
+    WAIT_FLAG,
+    WAIT_HANDLE,
+)
 from ..isa import OpSpec
 from ..machine import Runs
 from ..ops.common import run_starts
@@ -132,15 +143,17 @@ class _Lane:
 
 @dataclass(slots=True)
 class _Buffer:
-    """The accesses to one buffer: its lanes in the order they were made (the order the
-    findings of one access come in), and per lane key (thread, kind) of a new access that
-    thread's own lane of that kind and the other lanes such an access may conflict with
-    (a list shared per kind: lanes made later join it)."""
+    """The accesses to one buffer: its lanes by (thread, kind); per kind of a new access
+    the lanes it may conflict with, in the order the lanes were made (the order the
+    findings of one access come in); and per (thread, role) of a new access what
+    `HazardChecker.flush` needs: per kind of the role, the thread's own lane of that kind
+    and the list of lanes to check (shared: lanes made later join it)."""
 
     name: str
+    lanes: dict[tuple[int, str], _Lane] = field(default_factory=dict)
     check: dict[str, list[_Lane]] = field(
         default_factory=lambda: {"R": [], "W": [], "A": []})
-    slots: dict[tuple[int, str], tuple[_Lane, list[_Lane]]] = field(default_factory=dict)
+    roles: dict[int, tuple[tuple[str, _Lane, list[_Lane]], ...]] = field(default_factory=dict)
 
 
 class HazardChecker:
@@ -153,8 +166,8 @@ class HazardChecker:
         self.threads: dict[tuple[str, str], int] = {}
         self.clocks: list[list[int]] = []
         self._where: list[tuple[str, str]] = []     # thread -> (core name, pipe)
-        # thread -> access role -> ((kind, lane key), ...): what `access` does per role
-        self._plans: list[dict[str, tuple[tuple[str, tuple[int, str]], ...]]] = []
+        # thread -> access role -> a number for the pair (a buffer's `_Buffer.roles` key)
+        self._plans: list[dict[str, int]] = []
         self.buffers: dict[int, _Buffer] = {}
         self.flags: dict[tuple, deque[tuple[list[int], Operation]]] = {}
         # (core name, src, dst, event) as the op spells them -> (thread, flag queue)
@@ -166,9 +179,10 @@ class HazardChecker:
         # the executor and the Machine straight, or from the methods below; `flush` reads
         # them in order. Every other event and `finish` flush first.
         self.event_log: list[tuple] = []
-        # the op running: (thread, op, its clock, the thread's plans, core name, whether it
-        # is a vector-family load/store), None between ops
-        self._current: tuple[int, Operation, list[int], dict, str, bool] | None = None
+        # the op running, None between ops: its handle (OP_HANDLE, thread, op, the
+        # thread's clock, the thread's role numbers, core name, whether it is a
+        # vector-family load/store)
+        self._current: tuple | None = None
         # per core: vector stores / loads of the current vecscope not yet behind a mem_bar
         # (kept per buffer and 256-byte bucket: a store meets only the loads near it)
         self.unfenced: dict[str, dict[str, dict[tuple[int, int], list[_Pending]]]] = {}
@@ -185,8 +199,7 @@ class HazardChecker:
                 clock.append(0)
             self.clocks.append([0] * (tid + 1))
             self._where.append(key)
-            self._plans.append({role: tuple((kind, (tid, kind)) for kind in kinds)
-                                for role, kinds in ROLE_KINDS.items()})
+            self._plans.append({role: 4 * tid + i for i, role in enumerate(ROLE_KINDS)})
         return tid
 
     def _tick(self, tid: int) -> list[int]:
@@ -226,6 +239,31 @@ class HazardChecker:
     def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
         self.event_log.append((WAIT_FLAG, core, src, dst, event, op))
 
+    def op_handle(self, core: Core, op: Operation, spec: OpSpec, pipe: str) -> tuple:
+        """The entry that tells ``op`` starting on ``pipe`` of ``core`` (see
+        `ptosim.events`); also the current op while it runs."""
+        self.flush()                    # threads are made in the order of the events
+        return self._op_handle(core, op, spec, pipe)
+
+    def _op_handle(self, core: Core, op: Operation, spec: OpSpec, pipe: str) -> tuple:
+        name = core.name
+        tid = self.threads.get((name, pipe))
+        if tid is None:
+            tid = self._thread(core, pipe)
+        return (OP_HANDLE, tid, op, self.clocks[tid], self._plans[tid], name,
+                pipe == "V" and spec.syntax == "vector")
+
+    def flag_handle(self, core: Core, src: str, dst: str, event: str, op: Operation,
+                    setting: bool) -> tuple | None:
+        """The entry that tells this set_flag / wait_flag (see `ptosim.events`); None for
+        a wait whose flag was never set (the executor refuses such a wait anyway)."""
+        self.flush()                    # flag queues are made in the order of the events
+        if setting:
+            tid, pending = self._setter(core, src, dst, event)
+            return (SET_HANDLE, tid, pending, op)
+        hit = self._waiter(core, src, dst, event, tick=False)
+        return None if hit is None else (WAIT_HANDLE, *hit)
+
     def flush(self) -> None:
         """Take in the logged events, in order (one loop: the per-event work of a long
         run is mostly here, so the common cases are written out inline)."""
@@ -233,8 +271,9 @@ class HazardChecker:
         if not log:
             return
         current = self._current
-        threads, clocks, plans_of = self.threads, self.clocks, self._plans
-        buffers, setters, waiters = self.buffers, self._setters, self._waiters
+        if current is not None:
+            _, tid, op, clock, plans, core, vector = current
+        clocks, buffers = self.clocks, self.buffers
         for entry in log:
             tag = entry[0]
             if tag == ACCESS:
@@ -243,7 +282,6 @@ class HazardChecker:
                 _, buf, start, nbytes, access, runs = entry
                 if nbytes <= 0:
                     continue
-                tid, op, clock, plans, core, vector = current
                 target = buffers.get(id(buf))
                 if target is None:
                     target = buffers[id(buf)] = _Buffer(self.names(buf))
@@ -254,12 +292,11 @@ class HazardChecker:
                             self._vector_access(buf, kind, start, end, op, core)
                 epoch = clock[tid]
                 key = (start, end, runs)
-                slots = target.slots
-                for kind, lane_key in plans[access]:
-                    slot = slots.get(lane_key)
-                    if slot is None:
-                        slot = self._slot(target, lane_key)
-                    mine, others = slot
+                role = plans[access]
+                lanes = target.roles.get(role)
+                if lanes is None:
+                    lanes = self._lanes_of(target, tid, access, role)
+                for kind, mine, others in lanes:
                     # Every earlier access to overlapping bytes that conflicts with this
                     # one and is not ordered before it. A lane whose newest access the
                     # clock covers holds none (this thread's own lanes never do); of the
@@ -272,70 +309,99 @@ class HazardChecker:
                     ranges.pop(key, None)       # the same range again: the newer access
                     ranges[key] = (epoch, op)   # dominates and moves to the end, keeping
                     mine.last = epoch           # the lane in epoch order
-            elif tag == BEGIN:
-                _, core_, op, spec, pipe = entry
-                name = core_.name
-                tid = threads.get((name, pipe))
-                if tid is None:
-                    tid = self._thread(core_, pipe)
-                clock = clocks[tid]
+            elif tag == OP_HANDLE:
+                current = entry
+                _, tid, op, clock, plans, core, vector = entry
                 clock[tid] += 1
-                current = (tid, op, clock, plans_of[tid], name,
-                           pipe == "V" and spec.syntax == "vector")
             elif tag == END:
                 current = None
-            elif tag == SET_FLAG:
-                _, core_, src, dst, event, op = entry
-                hit = setters.get((core_.name, src, dst, event))
-                if hit is None:
-                    hit = self._setter(core_, src, dst, event)
-                tid, pending = hit
-                clock = clocks[tid]
-                clock[tid] += 1
-                pending.append((clock.copy(), op))
-            else:                               # WAIT_FLAG
-                _, core_, src, dst, event, op = entry
-                hit = waiters.get((core_.name, src, dst, event))
-                if hit is None:
-                    hit = self._waiter(core_, src, dst, event)
-                    if hit is None:             # no flag was ever set: the executor refuses
-                        continue                # such a wait before it gets here
-                tid, pending = hit
-                clock = clocks[tid]
-                clock[tid] += 1
+            elif tag == SET_HANDLE:
+                _, t, pending, flag_op = entry
+                c = clocks[t]
+                c[t] += 1
+                pending.append((c.copy(), flag_op))
+            elif tag == WAIT_HANDLE:
+                _, t, pending = entry
+                c = clocks[t]
+                c[t] += 1
                 if pending:
-                    published, _ = pending.popleft()
-                    if len(published) == len(clock):
-                        clock[:] = map(max, clock, published)   # in place: ops hold it
+                    published = pending.popleft()[0]
+                    if len(published) == len(c):
+                        c[:] = map(max, c, published)   # in place: handles hold it
                     else:
-                        self._join(tid, published)
+                        self._join(t, published)
+            elif tag == BEGIN:
+                current = self._op_handle(*entry[1:])
+                _, tid, op, clock, plans, core, vector = current
+                clock[tid] += 1
+            elif tag == SET_FLAG:
+                _, core_, src, dst, event, flag_op = entry
+                t, pending = self._setter(core_, src, dst, event)
+                c = clocks[t]
+                c[t] += 1
+                pending.append((c.copy(), flag_op))
+            else:                               # WAIT_FLAG
+                _, core_, src, dst, event, flag_op = entry
+                hit = self._waiter(core_, src, dst, event, tick=True)
+                if hit is None:                 # no flag was ever set: the executor refuses
+                    continue                    # such a wait before it gets here
+                t, pending = hit
+                c = clocks[t]
+                c[t] += 1
+                if pending:
+                    self._join(t, pending.popleft()[0])
         log.clear()
         self._current = current
 
     def _setter(self, core: Core, src: str, dst: str, event: str
                 ) -> tuple[int, deque[tuple[list[int], Operation]]]:
-        """The thread and flag queue of a set_flag as spelled (first time only)."""
-        s = pipe_name(src)
-        tid = self._thread(core, s)
-        key = (core.name, s, pipe_name(dst), event)
-        pending = self.flags.get(key)
-        if pending is None:
-            pending = self.flags[key] = deque()
-        hit = self._setters[(core.name, src, dst, event)] = (tid, pending)
+        """The thread and flag queue of a set_flag as spelled."""
+        spelled = (core.name, src, dst, event)
+        hit = self._setters.get(spelled)
+        if hit is None:
+            s = pipe_name(src)
+            tid = self._thread(core, s)
+            key = (core.name, s, pipe_name(dst), event)
+            pending = self.flags.get(key)
+            if pending is None:
+                pending = self.flags[key] = deque()
+            hit = self._setters[spelled] = (tid, pending)
         return hit
 
-    def _waiter(self, core: Core, src: str, dst: str, event: str
+    def _waiter(self, core: Core, src: str, dst: str, event: str, tick: bool
                 ) -> tuple[int, deque[tuple[list[int], Operation]]] | None:
         """The thread and flag queue of a wait_flag as spelled (kept once the queue
-        exists: queues are never dropped); None, after the wait's tick, without one."""
-        d = pipe_name(dst)
-        tid = self._thread(core, d)
-        pending = self.flags.get((core.name, pipe_name(src), d, event))
-        if pending is None:
-            self._tick(tid)
-            return None
-        hit = self._waiters[(core.name, src, dst, event)] = (tid, pending)
+        exists: queues are never dropped); None without one (after the wait's tick when
+        ``tick``)."""
+        spelled = (core.name, src, dst, event)
+        hit = self._waiters.get(spelled)
+        if hit is None:
+            d = pipe_name(dst)
+            tid = self._thread(core, d)
+            pending = self.flags.get((core.name, pipe_name(src), d, event))
+            if pending is None:
+                if tick:
+                    self._tick(tid)
+                return None
+            hit = self._waiters[spelled] = (tid, pending)
         return hit
+
+    def _lanes_of(self, target: _Buffer, tid: int, access: str, role: int
+                  ) -> tuple[tuple[str, _Lane, list[_Lane]], ...]:
+        """A thread's first access with one role to a buffer: per kind of the role, the
+        thread's lane of that kind and the lanes such an access may conflict with (made
+        before its first check: a lane of its own thread is never unordered, so no
+        finding changes)."""
+        out = []
+        for kind in ROLE_KINDS[access]:
+            mine = target.lanes.get((tid, kind))
+            if mine is None:
+                mine = target.lanes[(tid, kind)] = _Lane(tid, kind)
+                for other in _CONFLICTS[kind]:
+                    target.check[other].append(mine)
+            out.append((kind, mine, target.check[kind]))
+        lanes = target.roles[role] = tuple(out)
+        return lanes
 
     def vecscope(self, core: Core, op: Operation) -> None:
         """A vector scope starts or ends on ``core``: barriers act within one scope."""
@@ -404,24 +470,12 @@ class HazardChecker:
                    f'pto.mem_bar "{barrier}" (or "VV_ALL") between them')
         self.findings[key] = Finding(hazard, message, self.locate(new))
 
-    @staticmethod
-    def _slot(entry: _Buffer, lane_key: tuple[int, str]) -> tuple[_Lane, list[_Lane]]:
-        """A thread's first access of one kind to a buffer: its lane joins the lists of
-        the kinds it conflicts with (a lane of its own thread is never unordered, so
-        making it before its first check changes no finding)."""
-        thread, kind = lane_key
-        mine = _Lane(thread, kind)
-        for other in _CONFLICTS[kind]:
-            entry.check[other].append(mine)
-        slot = entry.slots[lane_key] = (mine, entry.check[kind])
-        return slot
-
     def _unordered(self, entry: _Buffer, lane: _Lane, current: tuple, kind: str, start: int,
                    end: int, runs: Runs | None) -> None:
         """Report the accesses of ``lane`` that the ``kind`` access to [start, end)
         (``runs``) of the ``current`` op races with: those of the lane's unordered suffix
         whose bytes meet it."""
-        tid, op, clock, _, _, _ = current
+        _, tid, op, clock, _, _, _ = current
         seen = clock[lane.thread]
         new: _Access | None = None
         for (lo, hi, old_runs), (epoch, old_op) in reversed(lane.ranges.items()):
