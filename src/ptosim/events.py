@@ -26,7 +26,7 @@ from __future__ import annotations
 
 ACCESS, BEGIN, END, SET_FLAG, WAIT_FLAG, OP_HANDLE, SET_HANDLE, WAIT_HANDLE = range(8)
 END_ENTRY = (END,)
-FLUSH_AT = 4096     # entries: a batch stays small (memory) and is read in one loop
+FLUSH_AT = 512     # entries: a batch stays small (memory) and is read in one loop
 
 
 def event_log(observer: object) -> list[tuple] | None:

@@ -369,9 +369,9 @@ class MachineState:
                 start = ptr.offset - alloc.base
                 if start + nbytes <= alloc.data.size:
                     if self.access_hook is not None and op is not None:
-                        if self.access_log is not None:
-                            self.access_log.append((ACCESS, alloc.data, start, nbytes, access,
-                                                    runs))
+                        log = self.access_log
+                        if log is not None:
+                            log.append((ACCESS, alloc.data, start, nbytes, access, runs))
                         else:
                             self.access_hook(alloc.data, start, nbytes, access, operand, op,
                                              runs)
@@ -412,8 +412,9 @@ class MachineState:
                 f"{who} touches {ptr.space} bytes [{start}, {start + nbytes}) "
                 f"beyond its {data.size} bytes on {self.target.name}", op=op, operand=operand)
         if self.access_hook is not None and op is not None:
-            if self.access_log is not None:
-                self.access_log.append((ACCESS, data, start, nbytes, access, runs))
+            log = self.access_log
+            if log is not None:
+                log.append((ACCESS, data, start, nbytes, access, runs))
             else:
                 self.access_hook(data, start, nbytes, access, operand, op, runs)
         return data, start

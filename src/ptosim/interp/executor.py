@@ -966,8 +966,13 @@ def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
     call = getattr(m, spec.method)
     results = tuple(op.results)
     pipe = None if callable(spec.pipe) else spec.pipe
+    # the event-log observer's handle of this op on the core that ran it last (a step
+    # belongs to one run; other cores keep theirs in CoreState.handles)
+    last_core: Core | None = None
+    last_handle: Any = None
 
     def run(st: CoreState) -> None:
+        nonlocal last_core, last_handle
         if core != "any" and st.core.kind != core:
             ex._require_core(st, op, spec.name, core)
         env = st.env
@@ -992,10 +997,13 @@ def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
                 return
             if pipe is None:
                 events.append((BEGIN, st.core, op, spec, spec.pipe_of(args)))
+            elif st.core is last_core:
+                events.append(last_handle)
             else:
                 handle = st.handles.get(op)
                 if handle is None:
                     handle = st.handles[op] = obs.op_handle(st.core, op, spec, pipe)
+                last_core, last_handle = st.core, handle
                 events.append(handle)
             if len(events) >= FLUSH_AT:
                 obs.flush()
@@ -1131,8 +1139,11 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
     key = (pipe_name(src), pipe_name(dst), str(event))
     setting = op.name == "pto.set_flag"
     tag = SET_FLAG if setting else WAIT_FLAG
+    last_core: Core | None = None       # as in `_micro_step`
+    last_handle: Any = None
 
     def run(st: CoreState) -> None:
+        nonlocal last_core, last_handle
         flags = st.flags
         if setting:
             flags[key] = flags.get(key, 0) + 1
@@ -1142,12 +1153,16 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
             _flag(ex, st, op)       # reports the wait that nothing can release
             return
         if ex.events is not None:
+            if st.core is last_core:
+                ex.events.append(last_handle)
+                return
             handle = st.handles.get(op)
             if handle is None:
                 handle = ex.observer.flag_handle(st.core, src, dst, event, op, setting)
-                if handle is None:
+                if handle is None:      # a wait no flag can release: refused above
                     handle = (tag, st.core, src, dst, event, op)
                 st.handles[op] = handle
+            last_core, last_handle = st.core, handle
             ex.events.append(handle)
         elif ex.observer is not None:
             (ex.observer.set_flag if setting else ex.observer.wait_flag)(

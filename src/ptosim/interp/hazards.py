@@ -306,9 +306,10 @@ class HazardChecker:
                         if lane.last > clock[lane.thread]:
                             self._unordered(target, lane, current, kind, start, end, runs)
                     ranges = mine.ranges
-                    ranges.pop(key, None)       # the same range again: the newer access
-                    ranges[key] = (epoch, op)   # dominates and moves to the end, keeping
-                    mine.last = epoch           # the lane in epoch order
+                    if key in ranges:           # the same range again: the newer access
+                        del ranges[key]         # dominates and moves to the end, keeping
+                    ranges[key] = (epoch, op)   # the lane in epoch order
+                    mine.last = epoch
             elif tag == OP_HANDLE:
                 current = entry
                 _, tid, op, clock, plans, core, vector = entry
