@@ -11,8 +11,13 @@ is its tag:
 - ``(ACCESS, buffer, start, nbytes, access, runs)``: one access of the current op, as
   ``Machine.access_hook`` gets it (without operand and op names);
 - ``(BEGIN, core, op, spec, pipe)``: ``op`` starts on ``pipe`` of ``core``;
-- ``END_ENTRY`` (``(END,)``): the op ends;
+- ``END_ENTRY`` (``(END,)``): the op ends (from ``end_op``);
 - ``(SET_FLAG | WAIT_FLAG, core, src, dst, event, op)``.
+
+The executor logs an op's end by omission: it points the Machine's ``access_log`` at the
+log only while the op runs, and the Machine's ``access_hook`` is `ignore_access` in the
+meantime, so accesses outside an op are dropped as an observer that knows no current op
+drops them.
 
 An op or a flag that runs again and again on one core can be told by a handle instead: the
 observer's ``op_handle(core, op, spec, pipe)`` / ``flag_handle(core, src, dst, event, op,
@@ -26,7 +31,11 @@ from __future__ import annotations
 
 ACCESS, BEGIN, END, SET_FLAG, WAIT_FLAG, OP_HANDLE, SET_HANDLE, WAIT_HANDLE = range(8)
 END_ENTRY = (END,)
-FLUSH_AT = 512     # entries: a batch stays small (memory) and is read in one loop
+FLUSH_AT = 512      # entries: a batch stays small (memory) and is read in one loop
+
+
+def ignore_access(*args: object) -> None:
+    """The Machine's access hook between the ops of a run told through the log."""
 
 
 def event_log(observer: object) -> list[tuple] | None:

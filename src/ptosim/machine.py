@@ -190,8 +190,8 @@ class MachineState:
         self.access_hook: Callable[[np.ndarray, int, int, str, str | None, str | None,
                                     Runs | None], None] | None = None
         # With a hook set: an observer's event log (`ptosim.events`) that takes the
-        # accesses as entries instead of hook calls (the hook stays set: it marks the
-        # machine as observed)
+        # accesses as entries instead of hook calls (the executor sets it while an op
+        # runs; the hook stays set: it marks the machine as observed)
         self.access_log: list[tuple] | None = None
         self._gm: list[_Allocation] = []
         self._gm_bases: list[int] = []

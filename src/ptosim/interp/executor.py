@@ -32,7 +32,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
 from ..errors import DeadlockError, PtoError
-from ..events import BEGIN, END_ENTRY, FLUSH_AT, SET_FLAG, WAIT_FLAG
+from ..events import BEGIN, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
@@ -430,12 +430,13 @@ class Executor:
             events.append((BEGIN, state.core, op, spec, spec.pipe_of(args)))
             if len(events) >= FLUSH_AT:
                 obs.flush()
+            self.m.access_log = events      # the op's accesses; its end needs no entry
             try:
                 if before is not None:
                     before()
                 value = call(*args, **kwargs)
             finally:
-                events.append(END_ENTRY)
+                self.m.access_log = None
         else:
             obs.begin_op(state.core, op, spec, args, spec.pipe_of(args), kwargs)
             try:
@@ -1007,10 +1008,11 @@ def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
                 events.append(handle)
             if len(events) >= FLUSH_AT:
                 obs.flush()
+            m.access_log = events           # the op's accesses; its end needs no entry
             try:
                 call(*args, **kwargs)
             finally:
-                events.append(END_ENTRY)
+                m.access_log = None
             return
         out = ex._invoke(st, op, spec, args, kwargs, None, call)
         if out is not None:

@@ -197,6 +197,11 @@ class HazardChecker:
             tid = self.threads[key] = len(self.clocks)
             for clock in self.clocks:
                 clock.append(0)
+            # published clocks waiting in flag queues grow too (a join is then one
+            # elementwise max of equal lengths)
+            for queue in self.flags.values():
+                for published, _ in queue:
+                    published.append(0)
             self.clocks.append([0] * (tid + 1))
             self._where.append(key)
             self._plans.append({role: 4 * tid + i for i, role in enumerate(ROLE_KINDS)})
@@ -326,11 +331,7 @@ class HazardChecker:
                 c = clocks[t]
                 c[t] += 1
                 if pending:
-                    published = pending.popleft()[0]
-                    if len(published) == len(c):
-                        c[:] = map(max, c, published)   # in place: handles hold it
-                    else:
-                        self._join(t, published)
+                    c[:] = map(max, c, pending.popleft()[0])    # in place: handles hold it
             elif tag == BEGIN:
                 current = self._op_handle(*entry[1:])
                 _, tid, op, clock, plans, core, vector = current
