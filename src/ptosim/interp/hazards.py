@@ -145,15 +145,12 @@ class _Lane:
 class _Buffer:
     """The accesses to one buffer: its lanes by (thread, kind); per kind of a new access
     the lanes it may conflict with, in the order the lanes were made (the order the
-    findings of one access come in); and per (thread, role) of a new access what
-    `HazardChecker.flush` needs: per kind of the role, the thread's own lane of that kind
-    and the list of lanes to check (shared: lanes made later join it)."""
+    findings of one access come in; shared: lanes made later join them)."""
 
     name: str
     lanes: dict[tuple[int, str], _Lane] = field(default_factory=dict)
     check: dict[str, list[_Lane]] = field(
         default_factory=lambda: {"R": [], "W": [], "A": []})
-    roles: dict[int, tuple[tuple[str, _Lane, list[_Lane]], ...]] = field(default_factory=dict)
 
 
 class HazardChecker:
@@ -166,8 +163,9 @@ class HazardChecker:
         self.threads: dict[tuple[str, str], int] = {}
         self.clocks: list[list[int]] = []
         self._where: list[tuple[str, str]] = []     # thread -> (core name, pipe)
-        # thread -> access role -> a number for the pair (a buffer's `_Buffer.roles` key)
-        self._plans: list[dict[str, int]] = []
+        # thread -> access role -> buffer id -> (the buffer's record, per kind of the role:
+        # (kind, the thread's lane, the lanes to check)), what `flush` needs per access
+        self._plans: list[dict[str, dict[int, tuple]]] = []
         self.buffers: dict[int, _Buffer] = {}
         self.flags: dict[tuple, deque[tuple[list[int], Operation]]] = {}
         # (core name, src, dst, event) as the op spells them -> (thread, flag queue)
@@ -180,8 +178,8 @@ class HazardChecker:
         # them in order. Every other event and `finish` flush first.
         self.event_log: list[tuple] = []
         # the op running, None between ops: its handle (OP_HANDLE, thread, op, the
-        # thread's clock, the thread's role numbers, core name, whether it is a
-        # vector-family load/store)
+        # thread's clock, the thread's lanes by role and buffer, core name, whether it is
+        # a vector-family load/store)
         self._current: tuple | None = None
         # per core: vector stores / loads of the current vecscope not yet behind a mem_bar
         # (kept per buffer and 256-byte bucket: a store meets only the loads near it)
@@ -204,7 +202,7 @@ class HazardChecker:
                     published.append(0)
             self.clocks.append([0] * (tid + 1))
             self._where.append(key)
-            self._plans.append({role: 4 * tid + i for i, role in enumerate(ROLE_KINDS)})
+            self._plans.append({role: {} for role in ROLE_KINDS})
         return tid
 
     def _tick(self, tid: int) -> list[int]:
@@ -276,9 +274,12 @@ class HazardChecker:
         if not log:
             return
         current = self._current
+        tid = -1
         if current is not None:
             _, tid, op, clock, plans, core, vector = current
-        clocks, buffers = self.clocks, self.buffers
+            epoch = clock[tid]
+            stamp = (epoch, op)             # what the op's accesses leave in their lanes
+        clocks = self.clocks
         for entry in log:
             tag = entry[0]
             if tag == ACCESS:
@@ -287,20 +288,17 @@ class HazardChecker:
                 _, buf, start, nbytes, access, runs = entry
                 if nbytes <= 0:
                     continue
-                target = buffers.get(id(buf))
-                if target is None:
-                    target = buffers[id(buf)] = _Buffer(self.names(buf))
                 end = start + nbytes
                 if vector:
                     for kind in ROLE_KINDS[access]:
                         if kind in ("R", "W"):
                             self._vector_access(buf, kind, start, end, op, core)
-                epoch = clock[tid]
+                by_buffer = plans[access]
+                hit = by_buffer.get(id(buf))
+                if hit is None:
+                    hit = self._lanes_of(buf, tid, access, by_buffer)
+                target, lanes = hit
                 key = (start, end, runs)
-                role = plans[access]
-                lanes = target.roles.get(role)
-                if lanes is None:
-                    lanes = self._lanes_of(target, tid, access, role)
                 for kind, mine, others in lanes:
                     # Every earlier access to overlapping bytes that conflicts with this
                     # one and is not ordered before it. A lane whose newest access the
@@ -313,12 +311,14 @@ class HazardChecker:
                     ranges = mine.ranges
                     if key in ranges:           # the same range again: the newer access
                         del ranges[key]         # dominates and moves to the end, keeping
-                    ranges[key] = (epoch, op)   # the lane in epoch order
+                    ranges[key] = stamp         # the lane in epoch order
                     mine.last = epoch
             elif tag == OP_HANDLE:
                 current = entry
                 _, tid, op, clock, plans, core, vector = entry
                 clock[tid] += 1
+                epoch = clock[tid]
+                stamp = (epoch, op)
             elif tag == END:
                 current = None
             elif tag == SET_HANDLE:
@@ -326,32 +326,49 @@ class HazardChecker:
                 c = clocks[t]
                 c[t] += 1
                 pending.append((c.copy(), flag_op))
+                if t == tid:                # (a flag inside an op, from direct callers)
+                    epoch = c[t]
+                    stamp = (epoch, op)
             elif tag == WAIT_HANDLE:
                 _, t, pending = entry
                 c = clocks[t]
                 c[t] += 1
                 if pending:
                     c[:] = map(max, c, pending.popleft()[0])    # in place: handles hold it
+                if t == tid:
+                    epoch = c[t]
+                    stamp = (epoch, op)
             elif tag == BEGIN:
                 current = self._op_handle(*entry[1:])
                 _, tid, op, clock, plans, core, vector = current
                 clock[tid] += 1
+                epoch = clock[tid]
+                stamp = (epoch, op)
             elif tag == SET_FLAG:
                 _, core_, src, dst, event, flag_op = entry
                 t, pending = self._setter(core_, src, dst, event)
                 c = clocks[t]
                 c[t] += 1
                 pending.append((c.copy(), flag_op))
+                if t == tid:
+                    epoch = c[t]
+                    stamp = (epoch, op)
             else:                               # WAIT_FLAG
                 _, core_, src, dst, event, flag_op = entry
                 hit = self._waiter(core_, src, dst, event, tick=True)
-                if hit is None:                 # no flag was ever set: the executor refuses
-                    continue                    # such a wait before it gets here
+                if hit is None:                 # no flag was ever set (the executor refuses
+                    if current is not None:     # such a wait before it gets here): a tick
+                        epoch = clock[tid]
+                        stamp = (epoch, op)
+                    continue
                 t, pending = hit
                 c = clocks[t]
                 c[t] += 1
                 if pending:
                     self._join(t, pending.popleft()[0])
+                if t == tid:
+                    epoch = c[t]
+                    stamp = (epoch, op)
         log.clear()
         self._current = current
 
@@ -388,12 +405,15 @@ class HazardChecker:
             hit = self._waiters[spelled] = (tid, pending)
         return hit
 
-    def _lanes_of(self, target: _Buffer, tid: int, access: str, role: int
-                  ) -> tuple[tuple[str, _Lane, list[_Lane]], ...]:
-        """A thread's first access with one role to a buffer: per kind of the role, the
-        thread's lane of that kind and the lanes such an access may conflict with (made
-        before its first check: a lane of its own thread is never unordered, so no
-        finding changes)."""
+    def _lanes_of(self, buf: np.ndarray, tid: int, access: str, by_buffer: dict
+                  ) -> tuple[_Buffer, tuple[tuple[str, _Lane, list[_Lane]], ...]]:
+        """A thread's first access with one role to a buffer: the buffer's record and,
+        per kind of the role, the thread's lane of that kind and the lanes such an access
+        may conflict with (made before its first check: a lane of its own thread is never
+        unordered, so no finding changes); kept in ``by_buffer``."""
+        target = self.buffers.get(id(buf))
+        if target is None:
+            target = self.buffers[id(buf)] = _Buffer(self.names(buf))
         out = []
         for kind in ROLE_KINDS[access]:
             mine = target.lanes.get((tid, kind))
@@ -402,8 +422,8 @@ class HazardChecker:
                 for other in _CONFLICTS[kind]:
                     target.check[other].append(mine)
             out.append((kind, mine, target.check[kind]))
-        lanes = target.roles[role] = tuple(out)
-        return lanes
+        hit = by_buffer[id(buf)] = (target, tuple(out))
+        return hit
 
     def vecscope(self, core: Core, op: Operation) -> None:
         """A vector scope starts or ends on ``core``: barriers act within one scope."""
