@@ -24,6 +24,10 @@ vector store of the same scope wrote needs ``pto.mem_bar "VST_VLD"`` (or ``"VV_A
 between them, a vector store over bytes an earlier vector load read needs ``"VLD_VST"``
 unless the stored data is computed from that load's result (an in-place update: the
 register dependency orders them). A missing barrier is reported like a missing flag.
+
+The frequent events (op starts and ends, accesses, flags) arrive as entries of the
+checker's ``event_log`` (see `ptosim.events`), read in order by `HazardChecker.flush`;
+every other event and `finish` flush first, so the order of the events is kept.
 """
 
 from __future__ import annotations
@@ -499,16 +503,17 @@ class HazardChecker:
         whose bytes meet it."""
         _, tid, op, clock, _, _, _ = current
         seen = clock[lane.thread]
+        core, pipe = self._where[tid]
+        old_core, old_pipe = self._where[lane.thread]
         new: _Access | None = None
         for (lo, hi, old_runs), (epoch, old_op) in reversed(lane.ranges.items()):
             if epoch <= seen:
                 break                             # this and older: ordered before new
             if lo < end and start < hi:
                 if new is None:
-                    new = _Access(tid, clock[tid], kind, start, end, op,
-                                  *self._where[tid], runs)
-                old = _Access(lane.thread, epoch, lane.kind, lo, hi, old_op,
-                              *self._where[lane.thread], old_runs)
+                    new = _Access(tid, clock[tid], kind, start, end, op, core, pipe, runs)
+                old = _Access(lane.thread, epoch, lane.kind, lo, hi, old_op, old_core,
+                              old_pipe, old_runs)
                 shared = shared_bytes(old, new)
                 if shared is not None:
                     self._report(entry, old, new, shared)
