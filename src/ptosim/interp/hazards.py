@@ -64,6 +64,9 @@ PIPES_OF = {"cube": ("MTE2", "MTE1", "M", "FIX"), "vector": ("MTE2", "V", "MTE3"
 ROLE_KINDS = {"R": ("R",), "W": ("W",), "RW": ("R", "W"), "A": ("A",)}
 
 
+# a lane's key for an extent without runs: start << _SHIFT | end (ends stay below 2**48)
+_SHIFT = 48
+_LOW = (1 << _SHIFT) - 1
 _BUCKET = 256       # bytes per bucket of the vector accesses not yet behind a mem_bar
 _Pending = tuple[int, int, int, Operation]     # (sequence number, start, end, op)
 
@@ -131,17 +134,18 @@ _CONFLICTS = {"R": ("W", "A"), "W": ("R", "W", "A"), "A": ("R", "W")}
 
 
 class _Lane:
-    """One (thread, kind) of a buffer: each byte range (start, end, runs) maps to its
-    latest access, (epoch, op), in epoch order (a range seen again moves to the end), so
-    the accesses a new one is not yet ordered after are a suffix. ``last`` is the newest
-    epoch: a lane whose ``last`` the new access's clock covers is skipped whole."""
+    """One (thread, kind) of a buffer: each byte range (start, end, runs; an int
+    ``start << _SHIFT | end`` without runs) maps to its latest access, (epoch, op), in
+    epoch order (a range seen again moves to the end), so the accesses a new one is not
+    yet ordered after are a suffix. ``last`` is the newest epoch: a lane whose ``last``
+    the new access's clock covers is skipped whole."""
 
     __slots__ = ("kind", "last", "ranges", "thread")
 
     def __init__(self, thread: int, kind: str) -> None:
         self.thread = thread
         self.kind = kind
-        self.ranges: dict[tuple[int, int, Runs | None], tuple[int, Operation]] = {}
+        self.ranges: dict[int | tuple[int, int, Runs], tuple[int, Operation]] = {}
         self.last = 0
 
 
@@ -302,7 +306,8 @@ class HazardChecker:
                 if hit is None:
                     hit = self._lanes_of(buf, tid, access, by_buffer)
                 target, lanes = hit
-                key = (start, end, runs)
+                # a plain extent as one int (cheaper to hash and keep than a tuple)
+                key = (start << _SHIFT) | end if runs is None else (start, end, runs)
                 for kind, mine, others in lanes:
                     # Every earlier access to overlapping bytes that conflicts with this
                     # one and is not ordered before it. A lane whose newest access the
@@ -506,9 +511,13 @@ class HazardChecker:
         core, pipe = self._where[tid]
         old_core, old_pipe = self._where[lane.thread]
         new: _Access | None = None
-        for (lo, hi, old_runs), (epoch, old_op) in reversed(lane.ranges.items()):
+        for key, (epoch, old_op) in reversed(lane.ranges.items()):
             if epoch <= seen:
                 break                             # this and older: ordered before new
+            if isinstance(key, int):
+                lo, hi, old_runs = key >> _SHIFT, key & _LOW, None
+            else:
+                lo, hi, old_runs = key
             if lo < end and start < hi:
                 if new is None:
                     new = _Access(tid, clock[tid], kind, start, end, op, core, pipe, runs)
