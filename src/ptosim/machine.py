@@ -28,6 +28,7 @@ from .errors import (
     UninitializedReadError,
     warn,
 )
+from .events import ACCESS
 from .targets import CUBE_SPACES, VECTOR_SUBBLOCKS, Target, canonical_space, get_target
 
 GM_BASE = 0x1000_0000   # first GM allocation address (never 0, so null pointers stand out)
@@ -188,6 +189,10 @@ class MachineState:
         # None (every byte of the extent) or the strided bytes inside it (see `Runs`).
         self.access_hook: Callable[[np.ndarray, int, int, str, str | None, str | None,
                                     Runs | None], None] | None = None
+        # With a hook set: an observer's event log (`ptosim.events`) that takes the
+        # accesses as entries instead of hook calls (the executor sets it while an op
+        # runs; the hook stays set: it marks the machine as observed)
+        self.access_log: list[tuple] | None = None
         self._gm: list[_Allocation] = []
         self._gm_bases: list[int] = []
         self._gm_next = GM_BASE
@@ -364,14 +369,19 @@ class MachineState:
                 start = ptr.offset - alloc.base
                 if start + nbytes <= alloc.data.size:
                     if self.access_hook is not None and op is not None:
-                        self.access_hook(alloc.data, start, nbytes, access, operand, op, runs)
+                        log = self.access_log
+                        if log is not None:
+                            log.append((ACCESS, alloc.data, start, nbytes, access, runs))
+                        else:
+                            self.access_hook(alloc.data, start, nbytes, access, operand, op,
+                                             runs)
                     return alloc.data, start
                 if alloc.backing is not None and start + nbytes <= alloc.backing.size:
                     if alloc.grows:
                         _grow(alloc, start, nbytes, access, op, operand)
                         if self.access_hook is not None and op is not None:
-                            self.access_hook(alloc.backing, start, nbytes, access, operand,
-                                             op, runs)
+                            self._observe(alloc.backing, start, nbytes, access, operand, op,
+                                          runs)
                         return alloc.backing, start
                     return self._overrun(alloc, start, nbytes, access, op, operand)
                 hint = _OVERRUN_HINT if alloc.backing is None else \
@@ -402,8 +412,20 @@ class MachineState:
                 f"{who} touches {ptr.space} bytes [{start}, {start + nbytes}) "
                 f"beyond its {data.size} bytes on {self.target.name}", op=op, operand=operand)
         if self.access_hook is not None and op is not None:
-            self.access_hook(data, start, nbytes, access, operand, op, runs)
+            log = self.access_log
+            if log is not None:
+                log.append((ACCESS, data, start, nbytes, access, runs))
+            else:
+                self.access_hook(data, start, nbytes, access, operand, op, runs)
         return data, start
+
+    def _observe(self, data: np.ndarray, start: int, nbytes: int, access: str,
+                 operand: str | None, op: str, runs: Runs | None) -> None:
+        """Tell the observer about an access (the hot paths above inline this)."""
+        if self.access_log is not None:
+            self.access_log.append((ACCESS, data, start, nbytes, access, runs))
+        elif self.access_hook is not None:
+            self.access_hook(data, start, nbytes, access, operand, op, runs)
 
     def _overrun(self, alloc: _Allocation, start: int, nbytes: int, access: str,
                  op: str | None, operand: str | None) -> tuple[np.ndarray, int]:
@@ -428,7 +450,7 @@ class MachineState:
              f"{alloc.describe()}; {effect} (--gm-overrun=warn)")
         inside = min(nbytes, size - start)
         if inside > 0 and self.access_hook is not None and op is not None:
-            self.access_hook(alloc.data, start, inside, access, operand, op, None)
+            self._observe(alloc.data, start, inside, access, operand, op, None)
         return backing, start
 
     def read(self, ptr: Ptr, count: int) -> np.ndarray:

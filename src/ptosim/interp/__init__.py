@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from ..errors import PtoError, warning_sink
+from ..events import event_log, ignore_access
 from ..isa.alu import quiet_floats
 from ..machine import MachineState
 from .diagnostics import WarningLog
@@ -114,6 +115,8 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     sync = SyncService(machine.target, funcs)
     sync.observer = observer
     machine.access_hook = observer.access if observer is not None else None
+    if event_log(observer) is not None:     # the executor logs each op's accesses itself
+        machine.access_hook = ignore_access
     executor = Executor(machine, locate, sync, progress, max_ops)
     executor.warnings = warnings
     executor.print_cores = len(cores)
@@ -123,6 +126,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
             return launch(machine, func, args, cores, executor, sync)
     finally:
         machine.access_hook = None
+        machine.access_log = None
         executor.flush_prints()
 
 

@@ -32,6 +32,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
 from ..errors import DeadlockError, PtoError
+from ..events import BEGIN, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
@@ -77,6 +78,8 @@ class CoreState:
     regs: dict[str, tuple[int, ...]] = field(default_factory=dict)   # special registers
     # set_flag counts not yet consumed by a wait_flag, by (src pipe, dst pipe, event)
     flags: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    # an event-log observer's handles for the ops this core ran (see `ptosim.events`)
+    handles: dict[Operation, Any] = field(default_factory=dict)
 
 
 @functools.cache
@@ -240,6 +243,8 @@ class Executor:
         self._next_check = min(4096, self.max_ops + 1 if self.max_ops else 4096)
         self.started = time.perf_counter()
         self.observer: Any = None   # a HazardChecker (or anything with its event methods)
+        # the observer's event log (`ptosim.events`) when it takes its frequent events so
+        self.events: list[tuple] | None = None
         self.warnings: Any = None   # a WarningLog told which op runs, when one collects
         self._overlap: TileOverlap | None = None     # see `interp.overlap`, with warnings
         # Each op's call shape (python_call / tile_call: operands as SSA values, decoded
@@ -423,6 +428,18 @@ class Executor:
             if before is not None:
                 before()
             value = call(*args, **kwargs)
+        elif self.events is not None:
+            events = self.events
+            events.append((BEGIN, state.core, op, spec, spec.pipe_of(args)))
+            if len(events) >= FLUSH_AT:
+                obs.flush()
+            self.m.access_log = events      # the op's accesses; its end needs no entry
+            try:
+                if before is not None:
+                    before()
+                value = call(*args, **kwargs)
+            finally:
+                self.m.access_log = None
         else:
             obs.begin_op(state.core, op, spec, args, spec.pipe_of(args), kwargs)
             try:
@@ -743,7 +760,10 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
             f"wait_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] on {st.core.name} has no "
             f"unconsumed set_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] before it: on "
             f"hardware PIPE_{key[1]} would wait forever", op="pto.wait_flag")
-    if ex.observer is not None:
+    if ex.events is not None:
+        setting = op.name in ("pto.set_flag", "pto.set_flag_dyn")
+        ex.events.append((SET_FLAG if setting else WAIT_FLAG, st.core, src, dst, event, op))
+    elif ex.observer is not None:
         notify = ex.observer.set_flag if op.name in ("pto.set_flag", "pto.set_flag_dyn") \
             else ex.observer.wait_flag
         notify(st.core, src, dst, event, op)
@@ -981,18 +1001,53 @@ def _micro_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
     m = ex.m
     call = getattr(m, spec.method)
     results = tuple(op.results)
+    pipe = None if callable(spec.pipe) else spec.pipe
+    # the event-log observer's handle of this op on the core that ran it last (a step
+    # belongs to one run; other cores keep theirs in CoreState.handles)
+    last_core: Core | None = None
+    last_handle: Any = None
 
     def run(st: CoreState) -> None:
+        nonlocal last_core, last_handle
         if core != "any" and st.core.kind != core:
             ex._require_core(st, op, spec.name, core)
         env = st.env
         args, kwargs = resolve_args(env)
-        if ex.observer is None and not results:     # `_invoke`'s unobserved path, inlined
+        if not results:                 # `_invoke` inlined (the DMA ops of a loop)
             if ex.warnings is not None:
                 ex.warnings.current = op
             m.ctrl = st.ctrl
             m.regs = st.regs
-            call(*args, **kwargs)
+            obs = ex.observer
+            if obs is None:
+                call(*args, **kwargs)
+                return
+            events = ex.events
+            if events is None:
+                obs.begin_op(st.core, op, spec, args,
+                             pipe if pipe is not None else spec.pipe_of(args), kwargs)
+                try:
+                    call(*args, **kwargs)
+                finally:
+                    obs.end_op()
+                return
+            if pipe is None:
+                events.append((BEGIN, st.core, op, spec, spec.pipe_of(args)))
+            elif st.core is last_core:
+                events.append(last_handle)
+            else:
+                handle = st.handles.get(op)
+                if handle is None:
+                    handle = st.handles[op] = obs.op_handle(st.core, op, spec, pipe)
+                last_core, last_handle = st.core, handle
+                events.append(handle)
+            if len(events) >= FLUSH_AT:
+                obs.flush()
+            m.access_log = events           # the op's accesses; its end needs no entry
+            try:
+                call(*args, **kwargs)
+            finally:
+                m.access_log = None
             return
         out = ex._invoke(st, op, spec, args, kwargs, None, call)
         if out is not None:
@@ -1120,8 +1175,12 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
     src, dst, event = op.src_pipe(), op.dst_pipe(), op.event()  # type: ignore[attr-defined]
     key = (pipe_name(src), pipe_name(dst), str(event))
     setting = op.name == "pto.set_flag"
+    tag = SET_FLAG if setting else WAIT_FLAG
+    last_core: Core | None = None       # as in `_micro_step`
+    last_handle: Any = None
 
     def run(st: CoreState) -> None:
+        nonlocal last_core, last_handle
         flags = st.flags
         if setting:
             flags[key] = flags.get(key, 0) + 1
@@ -1130,7 +1189,19 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
         else:
             _flag(ex, st, op)       # reports the wait that nothing can release
             return
-        if ex.observer is not None:
+        if ex.events is not None:
+            if st.core is last_core:
+                ex.events.append(last_handle)
+                return
+            handle = st.handles.get(op)
+            if handle is None:
+                handle = ex.observer.flag_handle(st.core, src, dst, event, op, setting)
+                if handle is None:      # a wait no flag can release: refused above
+                    handle = (tag, st.core, src, dst, event, op)
+                st.handles[op] = handle
+            last_core, last_handle = st.core, handle
+            ex.events.append(handle)
+        elif ex.observer is not None:
             (ex.observer.set_flag if setting else ex.observer.wait_flag)(
                 st.core, src, dst, event, op)
     return run

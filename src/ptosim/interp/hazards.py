@@ -24,6 +24,10 @@ vector store of the same scope wrote needs ``pto.mem_bar "VST_VLD"`` (or ``"VV_A
 between them, a vector store over bytes an earlier vector load read needs ``"VLD_VST"``
 unless the stored data is computed from that load's result (an in-place update: the
 register dependency orders them). A missing barrier is reported like a missing flag.
+
+The frequent events (op starts and ends, accesses, flags) arrive as entries of the
+checker's ``event_log`` (see `ptosim.events`), read in order by `HazardChecker.flush`;
+every other event and `finish` flush first, so the order of the events is kept.
 """
 
 from __future__ import annotations
@@ -36,6 +40,18 @@ from typing import Any
 import numpy as np
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
+from ..events import (
+    ACCESS,
+    BEGIN,
+    END,
+    END_ENTRY,
+    FLUSH_AT,
+    OP_HANDLE,
+    SET_FLAG,
+    SET_HANDLE,
+    WAIT_FLAG,
+    WAIT_HANDLE,
+)
 from ..isa import OpSpec
 from ..machine import Runs
 from ..ops.common import run_starts
@@ -48,6 +64,9 @@ PIPES_OF = {"cube": ("MTE2", "MTE1", "M", "FIX"), "vector": ("MTE2", "V", "MTE3"
 ROLE_KINDS = {"R": ("R",), "W": ("W",), "RW": ("R", "W"), "A": ("A",)}
 
 
+# a lane's key for an extent without runs: start << _SHIFT | end (ends stay below 2**48)
+_SHIFT = 48
+_LOW = (1 << _SHIFT) - 1
 _BUCKET = 256       # bytes per bucket of the vector accesses not yet behind a mem_bar
 _Pending = tuple[int, int, int, Operation]     # (sequence number, start, end, op)
 
@@ -109,15 +128,37 @@ class Finding:
         return render(self.loc, severity, self.message, self.count)
 
 
-@dataclass
+# A new access of kind k may conflict with the lanes of these kinds (atomics only with
+# plain accesses); the same relation read the other way round.
+_CONFLICTS = {"R": ("W", "A"), "W": ("R", "W", "A"), "A": ("R", "W")}
+
+
+class _Lane:
+    """One (thread, kind) of a buffer: each byte range (start, end, runs; an int
+    ``start << _SHIFT | end`` without runs) maps to its latest access, (epoch, op), in
+    epoch order (a range seen again moves to the end), so the accesses a new one is not
+    yet ordered after are a suffix. ``last`` is the newest epoch: a lane whose ``last``
+    the new access's clock covers is skipped whole."""
+
+    __slots__ = ("kind", "last", "ranges", "thread")
+
+    def __init__(self, thread: int, kind: str) -> None:
+        self.thread = thread
+        self.kind = kind
+        self.ranges: dict[int | tuple[int, int, Runs], tuple[int, Operation]] = {}
+        self.last = 0
+
+
+@dataclass(slots=True)
 class _Buffer:
-    """The accesses to one buffer, by (thread, kind): each lane maps a byte range to its
-    latest access and is kept in epoch order (a range seen again moves to the end), so the
-    accesses a new one is not yet ordered after are a suffix of each lane."""
+    """The accesses to one buffer: its lanes by (thread, kind); per kind of a new access
+    the lanes it may conflict with, in the order the lanes were made (the order the
+    findings of one access come in; shared: lanes made later join them)."""
 
     name: str
-    lanes: dict[tuple[int, str], dict[tuple[int, int, Runs | None], _Access]] = field(
-        default_factory=dict)
+    lanes: dict[tuple[int, str], _Lane] = field(default_factory=dict)
+    check: dict[str, list[_Lane]] = field(
+        default_factory=lambda: {"R": [], "W": [], "A": []})
 
 
 class HazardChecker:
@@ -129,12 +170,25 @@ class HazardChecker:
         self.names = names                 # buffer -> readable name
         self.threads: dict[tuple[str, str], int] = {}
         self.clocks: list[list[int]] = []
+        self._where: list[tuple[str, str]] = []     # thread -> (core name, pipe)
+        # thread -> access role -> buffer id -> (the buffer's record, per kind of the role:
+        # (kind, the thread's lane, the lanes to check)), what `flush` needs per access
+        self._plans: list[dict[str, dict[int, tuple]]] = []
         self.buffers: dict[int, _Buffer] = {}
         self.flags: dict[tuple, deque[tuple[list[int], Operation]]] = {}
+        # (core name, src, dst, event) as the op spells them -> (thread, flag queue)
+        self._setters: dict[tuple, tuple[int, deque[tuple[list[int], Operation]]]] = {}
+        self._waiters: dict[tuple, tuple[int, deque[tuple[list[int], Operation]]]] = {}
         self.semaphores: dict[tuple, list[list[int]]] = {}
         self.findings: dict[tuple, Finding] = {}
-        self._current: tuple[int, Operation, str, str, str] | None = None
-        self._vector_op = False            # the current op is a vector-family load/store
+        # begin/end of ops, accesses and flags arrive as entries (`ptosim.events`), from
+        # the executor and the Machine straight, or from the methods below; `flush` reads
+        # them in order. Every other event and `finish` flush first.
+        self.event_log: list[tuple] = []
+        # the op running, None between ops: its handle (OP_HANDLE, thread, op, the
+        # thread's clock, the thread's lanes by role and buffer, core name, whether it is
+        # a vector-family load/store)
+        self._current: tuple | None = None
         # per core: vector stores / loads of the current vecscope not yet behind a mem_bar
         # (kept per buffer and 256-byte bucket: a store meets only the loads near it)
         self.unfenced: dict[str, dict[str, dict[tuple[int, int], list[_Pending]]]] = {}
@@ -149,7 +203,14 @@ class HazardChecker:
             tid = self.threads[key] = len(self.clocks)
             for clock in self.clocks:
                 clock.append(0)
+            # published clocks waiting in flag queues grow too (a join is then one
+            # elementwise max of equal lengths)
+            for queue in self.flags.values():
+                for published, _ in queue:
+                    published.append(0)
             self.clocks.append([0] * (tid + 1))
+            self._where.append(key)
+            self._plans.append({role: {} for role in ROLE_KINDS})
         return tid
 
     def _tick(self, tid: int) -> list[int]:
@@ -159,31 +220,229 @@ class HazardChecker:
 
     def _join(self, tid: int, other: list[int]) -> None:
         clock = self.clocks[tid]
-        if len(other) > len(clock):
-            clock.extend([0] * (len(other) - len(clock)))
-        for i, v in enumerate(other):
-            if v > clock[i]:
-                clock[i] = v
+        if len(other) < len(clock):         # published before newer threads began
+            other = other + [0] * (len(clock) - len(other))
+        clock[:] = map(max, clock, other)   # in place: the current op holds this list
 
     # --- events from the executor ------------------------------------------------------
     def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
                  pipe: str, kwargs: dict[str, Any] | None = None) -> None:
         """``op`` (its registry entry ``spec``) starts on ``pipe`` of ``core``."""
-        tid = self._thread(core, pipe)
-        self._tick(tid)
-        self._current = (tid, op, spec.name, core.name, pipe)
-        self._vector_op = spec.syntax == "vector" and pipe == "V"
+        log = self.event_log
+        log.append((BEGIN, core, op, spec, pipe))
+        if len(log) >= FLUSH_AT:
+            self.flush()
 
     def end_op(self) -> None:
-        self._current = None
+        self.event_log.append(END_ENTRY)
+
+    def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
+               operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
+        """One buffer access of the current op, with the role the op declared."""
+        log = self.event_log
+        log.append((ACCESS, buf, start, nbytes, access, runs))
+        if len(log) >= FLUSH_AT:
+            self.flush()
+
+    def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        self.event_log.append((SET_FLAG, core, src, dst, event, op))
+
+    def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
+        self.event_log.append((WAIT_FLAG, core, src, dst, event, op))
+
+    def op_handle(self, core: Core, op: Operation, spec: OpSpec, pipe: str) -> tuple:
+        """The entry that tells ``op`` starting on ``pipe`` of ``core`` (see
+        `ptosim.events`); also the current op while it runs."""
+        self.flush()                    # threads are made in the order of the events
+        return self._op_handle(core, op, spec, pipe)
+
+    def _op_handle(self, core: Core, op: Operation, spec: OpSpec, pipe: str) -> tuple:
+        name = core.name
+        tid = self.threads.get((name, pipe))
+        if tid is None:
+            tid = self._thread(core, pipe)
+        return (OP_HANDLE, tid, op, self.clocks[tid], self._plans[tid], name,
+                pipe == "V" and spec.syntax == "vector")
+
+    def flag_handle(self, core: Core, src: str, dst: str, event: str, op: Operation,
+                    setting: bool) -> tuple | None:
+        """The entry that tells this set_flag / wait_flag (see `ptosim.events`); None for
+        a wait whose flag was never set (the executor refuses such a wait anyway)."""
+        self.flush()                    # flag queues are made in the order of the events
+        if setting:
+            tid, pending = self._setter(core, src, dst, event)
+            return (SET_HANDLE, tid, pending, op)
+        hit = self._waiter(core, src, dst, event, tick=False)
+        return None if hit is None else (WAIT_HANDLE, *hit)
+
+    def flush(self) -> None:
+        """Take in the logged events, in order (one loop: the per-event work of a long
+        run is mostly here, so the common cases are written out inline)."""
+        log = self.event_log
+        if not log:
+            return
+        current = self._current
+        tid = -1
+        if current is not None:
+            _, tid, op, clock, plans, core, vector = current
+            epoch = clock[tid]
+            stamp = (epoch, op)             # what the op's accesses leave in their lanes
+        clocks = self.clocks
+        for entry in log:
+            tag = entry[0]
+            if tag == ACCESS:
+                if current is None:
+                    continue                    # not part of an op
+                _, buf, start, nbytes, access, runs = entry
+                if nbytes <= 0:
+                    continue
+                end = start + nbytes
+                if vector:
+                    for kind in ROLE_KINDS[access]:
+                        if kind in ("R", "W"):
+                            self._vector_access(buf, kind, start, end, op, core)
+                by_buffer = plans[access]
+                hit = by_buffer.get(id(buf))
+                if hit is None:
+                    hit = self._lanes_of(buf, tid, access, by_buffer)
+                target, lanes = hit
+                # a plain extent as one int (cheaper to hash and keep than a tuple)
+                key = (start << _SHIFT) | end if runs is None else (start, end, runs)
+                for kind, mine, others in lanes:
+                    # Every earlier access to overlapping bytes that conflicts with this
+                    # one and is not ordered before it. A lane whose newest access the
+                    # clock covers holds none (this thread's own lanes never do); of the
+                    # others only the unordered suffix is visited, so the cost follows the
+                    # unordered accesses, not the buffer's history.
+                    for lane in others:
+                        if lane.last > clock[lane.thread]:
+                            self._unordered(target, lane, current, kind, start, end, runs)
+                    ranges = mine.ranges
+                    if key in ranges:           # the same range again: the newer access
+                        del ranges[key]         # dominates and moves to the end, keeping
+                    ranges[key] = stamp         # the lane in epoch order
+                    mine.last = epoch
+            elif tag == OP_HANDLE:
+                current = entry
+                _, tid, op, clock, plans, core, vector = entry
+                clock[tid] += 1
+                epoch = clock[tid]
+                stamp = (epoch, op)
+            elif tag == END:
+                current = None
+            elif tag == SET_HANDLE:
+                _, t, pending, flag_op = entry
+                c = clocks[t]
+                c[t] += 1
+                pending.append((c.copy(), flag_op))
+                if t == tid:                # (a flag inside an op, from direct callers)
+                    epoch = c[t]
+                    stamp = (epoch, op)
+            elif tag == WAIT_HANDLE:
+                _, t, pending = entry
+                c = clocks[t]
+                c[t] += 1
+                if pending:
+                    c[:] = map(max, c, pending.popleft()[0])    # in place: handles hold it
+                if t == tid:
+                    epoch = c[t]
+                    stamp = (epoch, op)
+            elif tag == BEGIN:
+                current = self._op_handle(*entry[1:])
+                _, tid, op, clock, plans, core, vector = current
+                clock[tid] += 1
+                epoch = clock[tid]
+                stamp = (epoch, op)
+            elif tag == SET_FLAG:
+                _, core_, src, dst, event, flag_op = entry
+                t, pending = self._setter(core_, src, dst, event)
+                c = clocks[t]
+                c[t] += 1
+                pending.append((c.copy(), flag_op))
+                if t == tid:
+                    epoch = c[t]
+                    stamp = (epoch, op)
+            else:                               # WAIT_FLAG
+                _, core_, src, dst, event, flag_op = entry
+                hit = self._waiter(core_, src, dst, event, tick=True)
+                if hit is None:                 # no flag was ever set (the executor refuses
+                    if current is not None:     # such a wait before it gets here): a tick
+                        epoch = clock[tid]
+                        stamp = (epoch, op)
+                    continue
+                t, pending = hit
+                c = clocks[t]
+                c[t] += 1
+                if pending:
+                    self._join(t, pending.popleft()[0])
+                if t == tid:
+                    epoch = c[t]
+                    stamp = (epoch, op)
+        log.clear()
+        self._current = current
+
+    def _setter(self, core: Core, src: str, dst: str, event: str
+                ) -> tuple[int, deque[tuple[list[int], Operation]]]:
+        """The thread and flag queue of a set_flag as spelled."""
+        spelled = (core.name, src, dst, event)
+        hit = self._setters.get(spelled)
+        if hit is None:
+            s = pipe_name(src)
+            tid = self._thread(core, s)
+            key = (core.name, s, pipe_name(dst), event)
+            pending = self.flags.get(key)
+            if pending is None:
+                pending = self.flags[key] = deque()
+            hit = self._setters[spelled] = (tid, pending)
+        return hit
+
+    def _waiter(self, core: Core, src: str, dst: str, event: str, tick: bool
+                ) -> tuple[int, deque[tuple[list[int], Operation]]] | None:
+        """The thread and flag queue of a wait_flag as spelled (kept once the queue
+        exists: queues are never dropped); None without one (after the wait's tick when
+        ``tick``)."""
+        spelled = (core.name, src, dst, event)
+        hit = self._waiters.get(spelled)
+        if hit is None:
+            d = pipe_name(dst)
+            tid = self._thread(core, d)
+            pending = self.flags.get((core.name, pipe_name(src), d, event))
+            if pending is None:
+                if tick:
+                    self._tick(tid)
+                return None
+            hit = self._waiters[spelled] = (tid, pending)
+        return hit
+
+    def _lanes_of(self, buf: np.ndarray, tid: int, access: str, by_buffer: dict
+                  ) -> tuple[_Buffer, tuple[tuple[str, _Lane, list[_Lane]], ...]]:
+        """A thread's first access with one role to a buffer: the buffer's record and,
+        per kind of the role, the thread's lane of that kind and the lanes such an access
+        may conflict with (made before its first check: a lane of its own thread is never
+        unordered, so no finding changes); kept in ``by_buffer``."""
+        target = self.buffers.get(id(buf))
+        if target is None:
+            target = self.buffers[id(buf)] = _Buffer(self.names(buf))
+        out = []
+        for kind in ROLE_KINDS[access]:
+            mine = target.lanes.get((tid, kind))
+            if mine is None:
+                mine = target.lanes[(tid, kind)] = _Lane(tid, kind)
+                for other in _CONFLICTS[kind]:
+                    target.check[other].append(mine)
+            out.append((kind, mine, target.check[kind]))
+        hit = by_buffer[id(buf)] = (target, tuple(out))
+        return hit
 
     def vecscope(self, core: Core, op: Operation) -> None:
         """A vector scope starts or ends on ``core``: barriers act within one scope."""
+        self.flush()
         self.unfenced.pop(core.name, None)
 
     def mem_bar(self, core: Core, kind: str, op: Operation) -> None:
         """``pto.mem_bar``: VST_VLD fences the stores before it, VLD_VST the loads,
         VV_ALL both."""
+        self.flush()
         pending = self.unfenced.get(core.name)
         if pending is None:
             return
@@ -242,49 +501,31 @@ class HazardChecker:
                    f'pto.mem_bar "{barrier}" (or "VV_ALL") between them')
         self.findings[key] = Finding(hazard, message, self.locate(new))
 
-    def access(self, buf: np.ndarray, start: int, nbytes: int, access: str,
-               operand: str | None, op_name: str | None, runs: Runs | None = None) -> None:
-        """One buffer access of the current op, with the role the op declared."""
-        current = self._current
-        if current is None or nbytes <= 0:
-            return
-        tid, op, method, core, pipe = current
-        kinds = ROLE_KINDS[access]
-        entry = self.buffers.get(id(buf))
-        if entry is None:
-            entry = self.buffers[id(buf)] = _Buffer(self.names(buf))
-        clock = self.clocks[tid]
-        end = start + nbytes
-        if self._vector_op:
-            for kind in kinds:
-                if kind in ("R", "W"):
-                    self._vector_access(buf, kind, start, end, op, core)
-        lanes = entry.lanes
-        n_clock = len(clock)
-        for kind in kinds:
-            new = _Access(tid, clock[tid], kind, start, end, op, core, pipe, runs)
-            # Checked inline (the per-access hot path): every earlier access to
-            # overlapping bytes that conflicts with ``new`` and is not ordered before it.
-            # Only the unordered suffix of each other thread's lane is visited, so the cost
-            # follows the unordered accesses, not the buffer's history.
-            for (thread, other), lane in lanes.items():
-                if thread == tid or (kind == "R" and other == "R") or \
-                        (other == "A" and kind == "A"):
-                    continue
-                seen = clock[thread] if thread < n_clock else 0
-                for old in reversed(lane.values()):
-                    if old.epoch <= seen:
-                        break                             # this and older: ordered before new
-                    if old.start < end and start < old.end:
-                        shared = shared_bytes(old, new)
-                        if shared is not None:
-                            self._report(entry, old, new, shared)
-            mine = lanes.get((tid, kind))
-            if mine is None:
-                mine = lanes[(tid, kind)] = {}
-            key = (start, end, runs)
-            mine.pop(key, None)         # the same range again: the newer access dominates and
-            mine[key] = new             # moves to the end, keeping the lane in epoch order
+    def _unordered(self, entry: _Buffer, lane: _Lane, current: tuple, kind: str, start: int,
+                   end: int, runs: Runs | None) -> None:
+        """Report the accesses of ``lane`` that the ``kind`` access to [start, end)
+        (``runs``) of the ``current`` op races with: those of the lane's unordered suffix
+        whose bytes meet it."""
+        _, tid, op, clock, _, _, _ = current
+        seen = clock[lane.thread]
+        core, pipe = self._where[tid]
+        old_core, old_pipe = self._where[lane.thread]
+        new: _Access | None = None
+        for key, (epoch, old_op) in reversed(lane.ranges.items()):
+            if epoch <= seen:
+                break                             # this and older: ordered before new
+            if isinstance(key, int):
+                lo, hi, old_runs = key >> _SHIFT, key & _LOW, None
+            else:
+                lo, hi, old_runs = key
+            if lo < end and start < hi:
+                if new is None:
+                    new = _Access(tid, clock[tid], kind, start, end, op, core, pipe, runs)
+                old = _Access(lane.thread, epoch, lane.kind, lo, hi, old_op, old_core,
+                              old_pipe, old_runs)
+                shared = shared_bytes(old, new)
+                if shared is not None:
+                    self._report(entry, old, new, shared)
 
     def _report(self, buf: _Buffer, old: _Access, new: _Access,
                 shared: tuple[int, int]) -> None:
@@ -312,28 +553,9 @@ class HazardChecker:
             related_note=f"the {'read' if old.kind == 'R' else 'write'} it races with: "
                          f"{old.op.name} on {old.core} PIPE_{old.pipe}", op=new.op)
 
-    def set_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        s = pipe_name(src)
-        tid = self._thread(core, s)
-        clock = self._tick(tid)
-        key = (core.name, s, pipe_name(dst), event)
-        pending = self.flags.get(key)
-        if pending is None:
-            pending = self.flags[key] = deque()
-        pending.append((clock.copy(), op))
-
-    def wait_flag(self, core: Core, src: str, dst: str, event: str, op: Operation) -> None:
-        d = pipe_name(dst)
-        tid = self._thread(core, d)
-        self._tick(tid)
-        pending = self.flags.get((core.name, pipe_name(src), d, event))
-        if not pending:         # the executor refuses such a wait before it gets here
-            return
-        clock, _ = pending.popleft()
-        self._join(tid, clock)
-
     def barrier(self, core: Core, pipe: str, op: Operation) -> None:
         """PIPE_ALL joins every pipe of the core; a single pipe is ordered already."""
+        self.flush()
         if pipe_name(pipe) != "ALL":
             return
         tids = [self._thread(core, p) for p in PIPES_OF[core.kind]]
@@ -346,6 +568,7 @@ class HazardChecker:
 
     def sync_set(self, core: Core, pipe: str, keys: list[tuple],
                  op: Operation | None = None) -> None:
+        self.flush()
         tid = self._thread(core, pipe_name(pipe))
         clock = list(self._tick(tid))
         for k in keys:
@@ -353,6 +576,7 @@ class HazardChecker:
 
     def sync_wait(self, core: Core, pipe: str, keys: list[tuple],
                   op: Operation | None = None) -> None:
+        self.flush()
         tid = self._thread(core, pipe_name(pipe))
         self._tick(tid)
         for k in keys:
@@ -362,6 +586,7 @@ class HazardChecker:
 
     def finish(self) -> list[Finding]:
         """Everything found, plus flags set and never waited for."""
+        self.flush()
         for (core, src, dst, event), pending in self.flags.items():
             for _, op in pending:
                 self.findings[("left", id(op))] = Finding(

@@ -15,6 +15,7 @@ from typing import Any
 from xdsl.ir import Operation
 
 from ..errors import DeadlockError, PtoError
+from ..events import event_log
 from ..machine import MachineState
 from ..targets import Target
 from .executor import Core, CoreState, Executor, KernelError, Wait
@@ -89,6 +90,7 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
            executor: Executor, sync: SyncService) -> Executor:
     """Run ``func`` on every core in ``cores`` to completion (or a PtoError)."""
     executor.observer = sync.observer
+    executor.events = event_log(sync.observer)
     # sub-blocks per block of this launch: 2 for mixed kernels, 1 for vector-only ones
     executor.subblocks = max(1, sum(c.kind == "vector" and c.block == 0 for c in cores))
     states = [CoreState(core, machine.ctrl) for core in cores]   # the entry CTRL
