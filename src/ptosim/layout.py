@@ -120,6 +120,19 @@ def fractal_box(dt: DType | str, slayout: str, fractal: int = 512) -> tuple[int,
     raise PtoValueError(f"fractal size {fractal} is not one of 512, 1024, 32")
 
 
+def subview_box(dt: DType, slayout: str, fractal: int) -> tuple[int, int]:
+    """The inner box PTOAS aligns a boxed ``pto.subview`` to (its verifier's inner shape:
+    16 x 16 for 1024 B fractals, 16 x 2 for 32 B ones, else the 512 B fractal's box);
+    (1, 1) for a non-boxed tile."""
+    if slayout == "NoneBox":
+        return 1, 1
+    if fractal == 1024:
+        return 16, 16
+    if fractal == 32:
+        return 16, 2
+    return (16, 32 // dt.size) if slayout == "RowMajor" else (32 // dt.size, 16)
+
+
 def layout_name(blayout: str, slayout: str) -> str:
     """ND/DN/NZ/ZN/ZZ/NN for a (BLayout, SLayout) pair."""
     try:

@@ -31,7 +31,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ..dtypes import dtype as _dtype
-from ..tile.shape import subview_box
+from ..layout import subview_box
 from .syntax import Operands, keyword, parse_type_at, resolve_untyped
 from .tile_ops import constant_int
 from .tile_types import DYNAMIC_INDEX, TileBufType, tile_info

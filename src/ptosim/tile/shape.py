@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..dtypes import DType, dtype as _dtype
+from ..dtypes import dtype as _dtype
 from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, VerifyError
-from ..layout import layout_name
+from ..layout import layout_name, subview_box
 from .extra import dtype_in, same_type, valid_of
 from .tile import Tile, check_tile
 from .vector import _nd
@@ -256,19 +256,6 @@ def tsubview(m: TileOps, src: Tile, row: int, col: int, rows: int, cols: int, *,
                src.fractal, v, src.pad, m.target)
     return Tile(src.tile_type, src.dtype, rows, cols, src.blayout, src.slayout, src.fractal,
                 v, src.pad, src.ptr + offset)
-
-
-def subview_box(dt: DType, slayout: str, fractal: int) -> tuple[int, int]:
-    """The inner box PTOAS aligns a boxed ``pto.subview`` to (its verifier's inner shape:
-    16 x 16 for 1024 B fractals, 16 x 2 for 32 B ones, else the 512 B fractal's box);
-    (1, 1) for a non-boxed tile."""
-    if not _boxed(slayout):
-        return 1, 1
-    if fractal == 1024:
-        return 16, 16
-    if fractal == 32:
-        return 16, 2
-    return (16, BLOCK // dt.size) if slayout == "RowMajor" else (BLOCK // dt.size, 16)
 
 
 def pto_subview(src: Tile, row: int, col: int, sizes: tuple[int, int],
