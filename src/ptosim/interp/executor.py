@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
-from ..errors import DeadlockError, PtoError
+from ..errors import DeadlockError, PtoError, VerifyError
 from ..events import BEGIN, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..isa.table import GENERATED
@@ -687,9 +687,17 @@ def _alloc_tile(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     planned = addr is None
     if planned:
         addr = ex.tile_addrs.get(op)
-    tile = alloc_tile(ex.m, tile_info(op.results[0].type), addr,
-                      get(op.valid_row()), get(op.valid_col()),  # type: ignore[attr-defined]
-                      st.core.sub if st.core.kind == "vector" else 0, op)
+    try:
+        tile = alloc_tile(ex.m, tile_info(op.results[0].type), addr,
+                          get(op.valid_row()), get(op.valid_col()),  # type: ignore[attr-defined]
+                          st.core.sub if st.core.kind == "vector" else 0, op)
+    except VerifyError as err:
+        if not planned or "no room" not in str(err):
+            raise
+        raise VerifyError(f"{err.detail.split('; pass addr=')[0]}: the kernel's tiles without "
+                          f"addr do not fit together (each alloc_tile keeps its bytes for the "
+                          f"whole run); give alloc_tile an addr operand to share bytes "
+                          f"between tiles that are not live at once", op="alloc_tile") from None
     if planned:
         ex.tile_addrs[op] = tile.ptr.offset
     return [tile]
