@@ -81,7 +81,7 @@ from .tile_types import (
     TensorViewType,
     TileBufType,
 )
-from .tile_views import SubViewOp, TReshapeOp
+from .tile_views import GetValidShapeOp, SetValidShapeOp, SubViewOp, TReshapeOp
 from .vector_ops import StrictVecScopeOp, VecScopeOp
 from .vector_types import AlignType, MaskType, VRegType
 
@@ -97,7 +97,7 @@ OTHER_OPS = (
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
-    TReshapeOp, SubViewOp,
+    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:

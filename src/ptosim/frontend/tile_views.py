@@ -3,6 +3,9 @@
 - ``pto.treshape`` (PTOAS ``TReshapeOp``: ``%r = pto.treshape %src : T -> U``): the bytes
   seen as another tile_buf type; PTOAS's rules (same loc, same total byte size, boxed <->
   non-boxed refused); the interpreter calls `ptosim.tile.shape.treshape`.
+- ``pto.set_validshape %t, %rows, %cols : T`` / ``%r, %c = pto.get_validshape %t : T``
+  (PTOAS ``SetValidShapeOp`` / ``GetValidShapeOp``): a tile whose valid region is dynamic in
+  both dims (``valid=?x?``) gets a new one for its later uses; reading it back;
 - ``pto.subview`` (PTOAS ``SubViewOp``: ``%s = pto.subview %src[%r, %c] sizes [R, C]
   (valid [%vr, %vc])? : T (-> U)?``): a window of src; the result type is R x C with the
   valid region of ``valid`` (constants clamped to the sizes, else ``?``) or the whole
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, IntAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -231,3 +234,83 @@ class SubViewOp(IRDLOperation):
                               self.size_values(), list(self.valid))
         if why is not None:
             raise VerifyException(f"{self.name}: {why}")
+
+
+# --- pto.set_validshape / pto.get_validshape -----------------------------------------------
+def validshape_problem(t: Attribute, counts: Sequence[SSAValue]) -> str | None:
+    """Why PTOAS's verifier refuses ``pto.set_validshape`` on a tile of type ``t``."""
+    if not isinstance(t, TileBufType):
+        return f"expects a !pto.tile_buf source, got {t}"
+    if t.valid_row.data != DYNAMIC_INDEX or t.valid_col.data != DYNAMIC_INDEX:
+        return "expects a tile_buf with a dynamic valid shape (valid=?x?)"
+    for v, bound, what in zip(counts, (t.rows.data, t.cols.data), ("valid_row", "valid_col")):
+        c = constant_int(v)
+        if c is not None and not 0 <= c <= bound:
+            return f"{what} {c} must lie in [0, {bound}]"
+    return None
+
+
+@irdl_op_definition
+class SetValidShapeOp(IRDLOperation):
+    """``pto.set_validshape %tile, %valid_row, %valid_col : T``."""
+
+    name = "pto.set_validshape"
+
+    source = operand_def()
+    valid_row = operand_def()
+    valid_col = operand_def()
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SetValidShapeOp:
+        ops = Operands(parser, cls.name)
+        ops.add("source", "tile")
+        counts = []
+        for label in ("valid_row", "valid_col"):
+            parser.parse_punctuation(",", f" before {label}")
+            counts.append(parser.parse_unresolved_operand(f"{cls.name}: expected {label}"))
+        parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":", f" before the type of {cls.name}")
+        src_t = parse_type_at(parser)
+        (src,) = ops.resolve([src_t])
+        vals = [resolve_untyped(parser, c) for c in counts]
+        if (why := validshape_problem(src.type, vals)) is not None:
+            parser.raise_error(f"{cls.name}: {why}", src_t[1])
+        return cls.build(operands=[src, *vals])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list([self.source, self.valid_row, self.valid_col],
+                           printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+
+    def verify_(self) -> None:
+        why = validshape_problem(self.source.type, [self.valid_row, self.valid_col])
+        if why is not None:
+            raise VerifyException(f"{self.name}: {why}")
+
+
+@irdl_op_definition
+class GetValidShapeOp(IRDLOperation):
+    """``%rows, %cols = pto.get_validshape %tile : T``."""
+
+    name = "pto.get_validshape"
+
+    source = operand_def()
+    valid_row = result_def(IndexType)
+    valid_col = result_def(IndexType)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GetValidShapeOp:
+        ops = Operands(parser, cls.name)
+        ops.add("source", "tile")
+        parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":", f" before the type of {cls.name}")
+        (src,) = ops.resolve([parse_type_at(parser)])
+        return cls.build(operands=[src], result_types=[IndexType(), IndexType()])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)

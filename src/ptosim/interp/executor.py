@@ -10,6 +10,7 @@ code; the spec also gives the issuing core and the pipe.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import operator
 import sys
@@ -729,6 +730,22 @@ def _subview(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
                         (valid[0], valid[1]))]
 
 
+def _set_validshape(ex: Executor, st: CoreState, op: Operation) -> None:
+    """The tile's later uses see the new valid region (PTOAS updates the tile handle's
+    runtime metadata in place; ptosim tiles are immutable, so the SSA value is rebound)."""
+    env = st.env
+    tile = env[op.operands[0]]
+    rows, cols = int(env[op.operands[1]]), int(env[op.operands[2]])
+    if not (0 <= rows <= tile.rows and 0 <= cols <= tile.cols):
+        raise VerifyError(f"valid shape [{rows}, {cols}] must lie in [0, {tile.rows}] x "
+                          f"[0, {tile.cols}] (the tile's shape)", op="pto.set_validshape")
+    env[op.operands[0]] = dataclasses.replace(tile, valid=(rows, cols))
+
+
+def _get_validshape(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return list(st.env[op.operands[0]].valid)
+
+
 def _tile_buf_addr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [st.env[op.tile].ptr]  # type: ignore[attr-defined]
 
@@ -839,6 +856,8 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.alloc_tile": _alloc_tile, "pto.tile_buf_addr": _tile_buf_addr,
     "pto.treshape": _treshape,
     "pto.subview": _subview,
+    "pto.set_validshape": _set_validshape,
+    "pto.get_validshape": _get_validshape,
     "pto.get_block_idx": _query(lambda ex, st: st.core.block),
     "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
     "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),

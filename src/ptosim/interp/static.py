@@ -26,7 +26,8 @@ from .tiles import make_view, memref_operands, resolve
 SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may address
 _FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {
     "pto.castptr", "pto.addptr", "pto.make_tensor_view", "pto.partition_view",
-    "pto.tile_buf_addr"}
+    "pto.tile_buf_addr", "pto.treshape", "pto.subview", "pto.set_validshape",
+    "pto.get_validshape"}
 _ONCE = frozenset({"pto.alloc_tile"})     # creates state: evaluate once, share the result
 
 

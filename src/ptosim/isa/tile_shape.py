@@ -46,5 +46,7 @@ ROWS: tuple[OpSpec, ...] = (
 VIEW_ROWS: tuple[OpSpec, ...] = (
     OpSpec("treshape", "view", "S", "any", "TRESHAPE"),
     OpSpec("subview", "view", "S", "any"),          # `.pto` only (see below)
+    OpSpec("set_validshape", "view", "S", "any"),   # `.pto` only: a tile's dynamic valid
+    OpSpec("get_validshape", "view", "S", "any"),   # region set / read at run time
 )
 ROWS += VIEW_ROWS
