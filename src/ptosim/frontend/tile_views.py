@@ -102,6 +102,15 @@ def _valid_dim(value: SSAValue | None, size: int) -> int:
     return DYNAMIC_INDEX if c is None else min(c, size)
 
 
+def _count_problem(counts: Sequence[SSAValue], bounds: Sequence[int]) -> str | None:
+    """A constant valid_row / valid_col outside [0, its bound], or None."""
+    for v, bound, what in zip(counts, bounds, ("valid_row", "valid_col")):
+        c = constant_int(v)
+        if c is not None and not 0 <= c <= bound:
+            return f"{what} {c} must lie in [0, {bound}]"
+    return None
+
+
 def _window_problem(offsets: Sequence[object], sizes: Sequence[int]) -> str | None:
     if len(sizes) != 2 or len(offsets) != 2:
         return f"takes 2 offsets and 2 sizes, got {len(offsets)} and {len(sizes)}"
@@ -121,10 +130,8 @@ def subview_problem(src: Attribute, dst: Attribute, offsets: Sequence[SSAValue],
     off = [constant_int(v) for v in offsets]
     if any(o is not None and o < 0 for o in off):
         return "offsets must be non-negative"
-    for v, size, what in zip(valid, sizes, ("valid_row", "valid_col")):
-        c = constant_int(v)
-        if c is not None and not 0 <= c <= size:
-            return f"{what} {c} must lie in [0, {size}] (the subview size)"
+    if (why := _count_problem(valid, sizes)) is not None:
+        return f"{why} (the subview size)"
     if (dst.rows.data, dst.cols.data) != (size_r, size_c):
         return (f"the result shape {dst.rows.data}x{dst.cols.data} must be the subview sizes "
                 f"{size_r}x{size_c}")
@@ -243,11 +250,7 @@ def validshape_problem(t: Attribute, counts: Sequence[SSAValue]) -> str | None:
         return f"expects a !pto.tile_buf source, got {t}"
     if t.valid_row.data != DYNAMIC_INDEX or t.valid_col.data != DYNAMIC_INDEX:
         return "expects a tile_buf with a dynamic valid shape (valid=?x?)"
-    for v, bound, what in zip(counts, (t.rows.data, t.cols.data), ("valid_row", "valid_col")):
-        c = constant_int(v)
-        if c is not None and not 0 <= c <= bound:
-            return f"{what} {c} must lie in [0, {bound}]"
-    return None
+    return _count_problem(counts, (t.rows.data, t.cols.data))
 
 
 @irdl_op_definition

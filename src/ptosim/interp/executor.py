@@ -39,7 +39,7 @@ from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .overlap import TileOverlap
-from .tiles import alloc_tile, make_view, memref_operands, partition, resolve
+from .tiles import alloc_tile, make_view, memref_operands, partition, tile_op_args
 
 # xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
 # same contract (equality is identity) and makes each environment lookup ~3x cheaper.
@@ -471,13 +471,10 @@ class Executor:
         if call is None:
             call = self._calls[op] = op.tile_call()  # type: ignore[attr-defined]
         pos, kw = call
-        args = [_resolve(state.env, a) for a in pos]
         memrefs = self._memref_views.get(op)
         if memrefs is None:
             memrefs = self._memref_views[op] = memref_operands(pos)
-        for i, shape, strides in memrefs:       # GM memrefs as tensor views (a Ptr at run
-            args[i] = make_view(self.m, args[i], shape, strides, None)  # time)
-        args = resolve(args)
+        args = tile_op_args(self.m, [_resolve(state.env, a) for a in pos], memrefs)
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
         acc_in = getattr(op, "acc_in", None)
         if self.warnings is not None:       # tiles of different allocations sharing bytes
@@ -688,17 +685,9 @@ def _alloc_tile(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     planned = addr is None
     if planned:
         addr = ex.tile_addrs.get(op)
-    try:
-        tile = alloc_tile(ex.m, tile_info(op.results[0].type), addr,
-                          get(op.valid_row()), get(op.valid_col()),  # type: ignore[attr-defined]
-                          st.core.sub if st.core.kind == "vector" else 0, op)
-    except VerifyError as err:
-        if not planned or "no room" not in str(err):
-            raise
-        raise VerifyError(f"{err.detail.split('; pass addr=')[0]}: the kernel's tiles without "
-                          f"addr do not fit together (each alloc_tile keeps its bytes for the "
-                          f"whole run); give alloc_tile an addr operand to share bytes "
-                          f"between tiles that are not live at once", op="alloc_tile") from None
+    tile = alloc_tile(ex.m, tile_info(op.results[0].type), addr,
+                      get(op.valid_row()), get(op.valid_col()),  # type: ignore[attr-defined]
+                      st.core.sub if st.core.kind == "vector" else 0, op)
     if planned:
         ex.tile_addrs[op] = tile.ptr.offset
     return [tile]

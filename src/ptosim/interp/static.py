@@ -21,7 +21,7 @@ from ..machine import GM_GUARD, Ptr
 from .diagnostics import Diagnostic, WarningLog
 from .executor import _SIMPLE, Core, CoreState, Executor, _resolve, pointer_like
 from .overlap import TileOverlap
-from .tiles import make_view, memref_operands, resolve
+from .tiles import memref_operands, tile_op_args
 
 SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may address
 _FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {
@@ -103,10 +103,7 @@ def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreSta
         if not _known(cube_env, op.operands):
             result.skipped += 1
             return
-        args = _resolve(cube_env, pos)
-        for i, shape, strides in memref_operands(pos):
-            args[i] = make_view(m, args[i], shape, strides, None)
-        args = resolve(args)
+        args = tile_op_args(m, _resolve(cube_env, pos), memref_operands(pos))
         pairs = list(zip(pos, args))
         if (acc_in := getattr(op, "acc_in", None)) is not None:
             pairs.append((acc_in, cube_env[acc_in]))

@@ -83,6 +83,16 @@ def memref_operands(pos: list[Any]) -> list[tuple[int, list[int], list[int]]]:
     return out
 
 
+def tile_op_args(machine: Any, values: list[Any],
+                 memrefs: list[tuple[int, list[int], list[int]]]) -> list[Any]:
+    """A tile op's operand values as its Machine method takes them: the ones typed as GM
+    memrefs (``memrefs``, from `memref_operands`; a Ptr at run time) made tensor views,
+    then every view `resolve`d."""
+    for i, shape, strides in memrefs:
+        values[i] = make_view(machine, values[i], shape, strides, None)
+    return resolve(values)
+
+
 def resolve(args: list[Any]) -> list[Any]:
     """Views -> GlobalTensors, choosing an implicit view's layout from its tile: a Vec
     tile's own ND / DN / NZ layout (PTOAS picks the tload / tstore template by the tile's
@@ -122,4 +132,11 @@ def alloc_tile(machine: Any, info: dict[str, Any], addr: int | None,
         pad = _FINITE_MAX[info["dtype"]] * (1 if pad == "Max" else -1)
     return machine._new_tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
                              info["blayout"], info["slayout"], info["fractal"], (vr, vc), pad,
-                             addr, sub if info["tile_type"] == "Vec" else 0, row_align=False)
+                             addr, sub if info["tile_type"] == "Vec" else 0, row_align=False,
+                             op="alloc_tile", no_room=_NO_ROOM)
+
+
+# what to do when automatic placement runs out of room, for a kernel (not the Python face)
+_NO_ROOM = (": the kernel's tiles without addr do not fit together (each alloc_tile keeps "
+            "its bytes for the whole run); give alloc_tile an addr operand to share bytes "
+            "between tiles that are not live at once")

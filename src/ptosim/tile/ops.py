@@ -73,9 +73,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def _new_tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int,
                   blayout: str | None, slayout: str | None, fractal: int | None,
                   valid: tuple[int, int] | None, pad: str | float | int, addr: int | None,
-                  subblock: int, row_align: bool) -> Tile:
+                  subblock: int, row_align: bool, op: str = "tile",
+                  no_room: str = "; pass addr= to place tiles explicitly") -> Tile:
         """`tile`; ``row_align=False`` (a `.pto` tile_buf, as PTOAS verifies it) lets an
-        ND / DN row or column be any whole number of bytes."""
+        ND / DN row or column be any whole number of bytes; ``op`` and ``no_room`` name
+        the caller and its advice when automatic placement runs out of room."""
         dt = _dtype(dtype)
         default = {"Left": _LEFT_BOX[self.target.l0a_layout],
                    "Right": ("RowMajor", "ColMajor"), "Acc": ("ColMajor", "RowMajor"),
@@ -89,7 +91,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         space = SPACE_OF[tile_type]
         nbytes = rows * cols * dt.size
         if addr is None:
-            addr = self._place(space, subblock, nbytes)
+            addr = self._place(space, subblock, nbytes, op, no_room)
         else:                      # automatic placement continues after explicit tiles
             nxt = self.__dict__.setdefault("_tile_next", {})
             nxt[(space, subblock)] = max(nxt.get((space, subblock), 0), addr + nbytes)
@@ -102,15 +104,15 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal,
                     tuple(valid), pad, ptr)  # type: ignore[arg-type]  # a pair: check_tile unpacks it
 
-    def _place(self, space: str, sub: int, nbytes: int) -> int:
+    def _place(self, space: str, sub: int, nbytes: int, op: str, no_room: str) -> int:
         """A bump allocator per buffer; tiles placed automatically never overlap."""
         nxt = self.__dict__.setdefault("_tile_next", {})
         unit = _TILE_ALIGN.get(space, 32)
         addr = -(-nxt.get((space, sub), 0) // unit) * unit
         if addr + nbytes > self.target.capacity[space]:
             raise VerifyError(f"no room for a {nbytes} B tile in {space} "
-                              f"({self.target.capacity[space]} B, {addr} B in use); pass "
-                              f"addr= to place tiles explicitly", op="tile")
+                              f"({self.target.capacity[space]} B, {addr} B in use){no_room}",
+                              op=op)
         nxt[(space, sub)] = addr + nbytes
         return addr
 
