@@ -15,6 +15,7 @@ from .errors import (
     DtypeError,
     FieldRangeError,
     NotImplementedOpError,
+    NotImplementedTextOpError,
     OutOfBoundsError,
     PtoError,
     PtoSyntaxError,
@@ -68,6 +69,7 @@ __all__ = [
     "PtoError", "VerifyError", "SpaceError", "DtypeError", "FieldRangeError",
     "AlignmentError", "OutOfBoundsError", "TargetError", "UnknownDtypeError",
     "UninitializedReadError",
-    "NotImplementedOpError", "PtoWarning", "PtoTypeError", "PtoValueError", "StructureError",
+    "NotImplementedOpError", "NotImplementedTextOpError", "PtoWarning", "PtoTypeError",
+    "PtoValueError", "StructureError",
     "PtoSyntaxError", "DeadlockError", "__version__",
 ]

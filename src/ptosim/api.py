@@ -7,13 +7,14 @@ from collections.abc import Callable
 
 from .errors import NotImplementedOpError, PtoTypeError, api_guard
 from .isa import GENERATED, OpSpec, planned_methods
+from .isa.planned import planned_tile_methods
 from .ops.legacy import LegacyOps
 from .tile.ops import TileOps
 from .tile.shape import treshape, tsubview
 from .tile.vector import method as tile_vector_method
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
-PLANNED_OPS = planned_methods()
+PLANNED_OPS = planned_methods() | planned_tile_methods()
 
 
 class Machine(TileOps, LegacyOps):

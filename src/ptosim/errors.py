@@ -120,6 +120,11 @@ class NotImplementedOpError(PtoError, NotImplementedError):
     """A PTO op or form that ptosim does not implement yet."""
 
 
+class NotImplementedTextOpError(PtoSyntaxError, NotImplementedOpError):
+    """A ``.pto`` op that PTO defines and ptosim does not implement yet: refused where the
+    text is read, so it is both a syntax error (of ptosim's dialect) and not-implemented."""
+
+
 class PtoWarning(UserWarning):
     """A legal but suspicious use (e.g. overlapping destination regions)."""
 

@@ -38,7 +38,8 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer
 
-from ..errors import PtoSyntaxError, printable
+from ..errors import NotImplementedTextOpError, PtoSyntaxError, printable
+from ..isa.planned import planned_mnemonic
 from .dialect import PTO_CORE
 from .generated_ops import generated_op
 from .vector_ops import vector_scope_error
@@ -105,6 +106,10 @@ class _NameError(ParseError):
     """A ParseError already placed at the name it is about."""
 
 
+class _PlannedName(_NameError):
+    """An op name that PTO defines and ptosim does not implement yet."""
+
+
 class _Parser(Parser):
     """Remembers where each op starts (verifier errors point there) and names unknown ops."""
 
@@ -166,6 +171,9 @@ class _Parser(Parser):
         op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
         if op_type is None:
             at = self.lexer.input.content.rfind(name, 0, self.pos)
+            if (planned := planned_mnemonic(name)) is not None:
+                raise _PlannedName(Span(at, at + len(name), self.lexer.input),
+                                   f"{planned} (see the README's support table)")
             shown = name if len(name) <= 64 else name[:64] + "..."
             self.raise_error(f"unknown op '{shown}'", at if at >= 0 else None)
         return op_type
@@ -206,12 +214,13 @@ def location(text: str, filename: str, pos: int) -> str:
     return f"{printable(filename)}:{line}:{col}"
 
 
-def _error(text: str, filename: str, pos: int, message: str) -> PtoSyntaxError:
+def _error(text: str, filename: str, pos: int, message: str,
+           kind: type[PtoSyntaxError] = PtoSyntaxError) -> PtoSyntaxError:
     message = " ".join(message.split())
     message = printable(message)
     if len(message) > _MAX_MESSAGE:
         message = message[:_MAX_MESSAGE] + " ..."
-    return PtoSyntaxError(message, loc=location(text, filename, pos))
+    return kind(message, loc=location(text, filename, pos))
 
 
 # PTOAS prints enum attributes as ``#pto<atomic_type atomic_add>``; xDSL reads the dotted
@@ -243,6 +252,9 @@ def parse_module(text: str, filename: str = "<input>") -> ModuleOp:
         return module
     except PtoSyntaxError:
         raise
+    except _PlannedName as err:
+        raise _error(text, filename, err.span.start, err.msg, NotImplementedTextOpError) \
+            from None
     except ParseError as err:
         raise _error(text, filename, err.span.start, _parse_message(err)) from None
     except RecursionError:

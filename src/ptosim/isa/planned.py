@@ -1,0 +1,112 @@
+"""PTO ops that ptosim knows by name but does not implement yet.
+
+Two lists, both shown in the README's support table: ops of the pto-isa manual (their
+Python face raises `NotImplementedOpError` instead of `AttributeError`, their ``.pto``
+spelling a not-implemented diagnostic instead of "unknown op"), and ops that only PTOAS's
+``pto`` dialect defines (SIMT, communication, pipes ...). A name leaves these lists when
+its op lands; tests/test_planned.py keeps the lists and the implementation apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PlannedOp:
+    """One manual op: its page name, the Python method it will have (None when its Python
+    face is another op's form), the ``.pto`` mnemonics PTOAS gives it, and its area."""
+
+    name: str
+    method: str | None
+    mnemonics: tuple[str, ...]
+    area: str
+
+
+def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp:
+    return PlannedOp(name, name if method else None, mnemonics, area)
+
+
+MANUAL: tuple[PlannedOp, ...] = (
+    _op("TPOW", "vector tile"),
+    _op("TPOWS", "vector tile"),
+    _op("TFUSEDMULADD", "vector tile"),
+    _op("TFUSEDMULADDRELU", "vector tile"),
+    _op("TMULADDDST", "vector tile"),
+    _op("TADDSC", "vector tile", "pto.taddsc"),
+    _op("TSUBSC", "vector tile", "pto.tsubsc"),
+    _op("TSUBRELU", "vector tile"),
+    _op("TADDRELUCONV", "vector tile"),
+    _op("TADDDEQRELU", "vector tile"),
+    _op("TPAIRREDUCESUM", "vector tile"),
+    _op("TTRI", "vector tile", "pto.ttri"),
+    _op("TPACK", "vector tile"),
+    _op("TGEMV", "cube tile", "pto.tgemv"),
+    _op("TGEMV_ACC", "cube tile", "pto.tgemv.acc"),
+    _op("TGEMV_BIAS", "cube tile", "pto.tgemv.bias"),
+    _op("TGEMV_MX", "cube tile", "pto.tgemv.mx", "pto.tgemv.mx.acc", "pto.tgemv.mx.bias"),
+    _op("TMATMUL_MX", "cube tile", "pto.tmatmul.mx", "pto.tmatmul.mx.acc",
+        "pto.tmatmul.mx.bias", method=False),
+    _op("TIMG2COL", "cube tile"),
+    _op("SETFMATRIX", "cube tile"),
+    _op("SET_IMG2COL_PADDING", "cube tile"),
+    _op("SET_IMG2COL_RPT", "cube tile"),
+    _op("TEXTRACT_FP", "cube tile", "pto.textract_fp"),
+    _op("TINSERT_FP", "cube tile", "pto.tinsert_fp"),
+    _op("TMOV_FP", "cube tile", "pto.tmov.fp"),
+    _op("TSTORE_FP", "cube tile", "pto.tstore_fp"),
+    _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr"),
+    _op("MGATHER", "memory", "pto.mgather"),
+    _op("MSCATTER", "memory", "pto.mscatter"),
+    _op("TPREFETCH", "memory", "pto.tprefetch"),
+    _op("TPREFETCH_ASYNC", "memory", "pto.tprefetch_async", "pto.get_prefetch_async_session",
+        "pto.make_prefetch_async_context"),
+    _op("TPUSH", "pipes and sync", "pto.tpush", "pto.tpush_to_aic", "pto.tpush_to_aiv"),
+    _op("TPOP", "pipes and sync", "pto.tpop", "pto.tpop_from_aic", "pto.tpop_from_aiv"),
+    _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
+    _op("TFREE", "pipes and sync", "pto.tfree", "pto.tfree_from_aic", "pto.tfree_from_aiv"),
+    _op("SYNCALL", "pipes and sync", "pto.syncall"),
+    _op("TSYNC", "pipes and sync", "pto.tsync"),
+    _op("SET_QUANT_SCALAR", "pipes and sync"),
+    _op("SET_QUANT_VECTOR", "pipes and sync"),
+    _op("TASSIGN", "tile buffers", "pto.tassign", method=False),   # Python: m.tile(addr=)
+)
+
+# Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar
+# memory and atomics, communication collectives, buffer reservation, register-level cube
+# forms ...). Names only; none of them runs in ptosim.
+PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
+    absf aic_initialize_pipe aiv_initialize_pipe atomic_add atomic_and atomic_cas atomic_exch
+    atomic_max atomic_min atomic_or atomic_sub atomic_xor barrier_sync bind_tile bitcast ceil
+    comm.build_async_session comm.tbroadcast comm.test_async_event comm.tgather comm.tget
+    comm.tget_async comm.tnotify comm.tput comm.tput_async comm.treduce comm.tscatter
+    comm.ttest comm.twait comm.wait_async_event convert copy_gm_to_cbuf_multi_dn2nz
+    copy_gm_to_cbuf_multi_nd2nz copy_matrix_cc_to_cbuf copy_matrix_cc_to_gm
+    copy_matrix_cc_to_ub declare_eventid_array declare_global declare_local_array declare_tile
+    declare_tile_memref eventid_array_get eventid_array_set floor fma get_tensor_view_dim
+    get_tensor_view_stride import_reserved_buffer initialize_l2g2l_pipe initialize_l2l_pipe
+    inttoptr keep ldg load load_cbuf_to_ca_s4 load_cbuf_to_cb_mx load_cbuf_to_cb_s4
+    local_array_get local_array_set mad_bias_raw mad_mx_bias_raw mad_mx_raw mad_raw
+    materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint record_event redux_add
+    redux_max redux_min reserve_buffer resume rint round set_atomic_s32 set_atomic_s8 set_ffts
+    shuffle_bfly shuffle_down shuffle_idx shuffle_up simd.tile_to_memref simt_launch sqrt stg
+    store store_vfsimt_info syncthreads tensor_view_addr tgetval threadfence
+    threadfence_block tile_valid_cols tile_valid_rows trap tsetval uvld vdintlvv2 vintlvv2
+    vote_all vote_any vote_ballot vote_uni vselrv2 wait_event
+    """))
+
+
+def planned_tile_methods() -> frozenset[str]:
+    """Python methods of manual ops that are not implemented yet."""
+    return frozenset(p.method for p in MANUAL if p.method is not None)
+
+
+def planned_mnemonic(name: str) -> str | None:
+    """What to say of a ``.pto`` op name PTO defines and ptosim does not implement; None
+    for a name nobody defines (a typo: "unknown op")."""
+    for p in MANUAL:
+        if name in p.mnemonics:
+            return f"'{name}' ({p.name}) is a PTO op that ptosim does not implement yet"
+    if name in PTOAS_ONLY:
+        return f"'{name}' is a PTOAS op that ptosim does not implement yet"
+    return None
