@@ -6,12 +6,15 @@ Each figure is the best of ``--rounds`` fresh processes, measured in the same ru
 baselines: ``python -c "import numpy"`` (what any numpy tool pays) and the xDSL modules
 the parser needs imported on top of numpy (the floor a `.pto` run cannot go below while it
 parses with xDSL). Goal (issue 17): the run under 0.25 s. Bytecode is cached in a
-temporary directory, as an installed package would have it.
+temporary directory, as an installed package would have it. The last row is the same
+command answered by a warm ``ptosim server`` (started here in a private temporary socket
+directory, stopped at the end).
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -55,14 +58,25 @@ def main() -> None:
         for cmd in cases.values():          # warm the bytecode cache and the file cache
             measure(cmd, env, 1)
         got = {name: measure(cmd, env, args.rounds) for name, cmd in cases.items()}
+        served = {**env, "PTOSIM_SERVER_DIR": str(folder / "srv")}
+        server = [python(), "-m", "ptosim", "server"]
+        subprocess.run([*server, "start", "--idle", "300"], env=served, check=True,
+                       stdout=subprocess.DEVNULL)
+        try:
+            measure(run, served, 1)
+            got["ptosim run (one op), warm server"] = measure(run, served, args.rounds)
+        finally:
+            subprocess.run([*server, "stop"], env=served, stdout=subprocess.DEVNULL)
     base_wall, base_cpu, _ = got["import numpy"]
     print(f"{'':36s} {'wall s':>8s} {'cpu s':>8s} {'x numpy':>8s}")
     for name, (wall, cpu, _) in got.items():
         print(f"{name:36s} {wall:8.3f} {cpu:8.3f} {wall / base_wall:8.2f}")
     wall = got["ptosim run (one op)"][0]
+    warm = got["ptosim run (one op), warm server"][0]
     floor = got["import numpy + xdsl (parser floor)"][0]
-    print(f"goal: run < 0.25 s -> {wall:.3f} s ({'met' if wall < 0.25 else 'not met'}); "
-          f"run - parser floor = {wall - floor:.3f} s")
+    print(f"goal: run < 0.25 s -> cold {wall:.3f} s ({'met' if wall < 0.25 else 'not met'}; "
+          f"run - parser floor = {wall - floor:.3f} s), warm server {warm:.3f} s "
+          f"({'met' if warm < 0.25 else 'not met'})")
 
 
 if __name__ == "__main__":

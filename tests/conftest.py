@@ -1,7 +1,13 @@
+import os
+
 import numpy as np
 import pytest
 
 import ptosim
+
+# Command-line tests run ptosim in this process's code: never in a warm `ptosim server` a
+# developer may have running (tests/test_server.py starts its own).
+os.environ["PTOSIM_SERVER"] = "off"
 
 POISON = 0xCD
 

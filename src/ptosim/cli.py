@@ -440,6 +440,11 @@ def _compare_picture(name: str, got: Any, want: np.ndarray, shape: tuple[int, ..
     return f"  picture of the mismatches ({rows}x{cols}): {path}"
 
 
+def _server(args: argparse.Namespace) -> int:
+    from .server import command
+    return command(args.action, args.idle, args.foreground)
+
+
 def _batch(args: argparse.Namespace) -> int:
     """Run every case of a JSON-lines case file; one line per case, then a summary."""
     from .batch import BatchError, default_workers, outcome_json, read_cases, run_cases
@@ -921,6 +926,14 @@ def build_parser() -> argparse.ArgumentParser:
     _kernel_size_option(check)
     check.set_defaults(func=_check)
     from .layout import TILE_TYPES
+    srv = sub.add_parser("server", help="keep a warm ptosim for later commands (start, stop, "
+                         "status): each command then skips the imports")
+    srv.add_argument("action", choices=("start", "stop", "status"))
+    srv.add_argument("--idle", type=float, default=1800.0, metavar="SECONDS",
+                     help="stop after this long without a command (default 1800)")
+    srv.add_argument("--foreground", action="store_true",
+                     help="serve in this process instead of in the background")
+    srv.set_defaults(func=_server)
     lay = sub.add_parser("layout", help="draw a tile or GlobalTensor layout: which logical "
                                         "(row, col) lives at which offset")
     lay.add_argument("--tile", choices=TILE_TYPES, metavar="TYPE",
