@@ -10,7 +10,7 @@ from .isa import GENERATED, OpSpec, planned_methods
 from .isa.planned import planned_tile_methods
 from .ops.legacy import LegacyOps
 from .tile.ops import TileOps
-from .tile.shape import treshape, tsubview
+from .tile.shape import tget_scale_addr, treshape, tsubview
 from .tile.vector import method as tile_vector_method
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
@@ -74,6 +74,7 @@ for _spec in GENERATED:
 # the tile view ops (isa.tile_shape VIEW_ROWS) return the view they make
 Machine.TRESHAPE = treshape  # type: ignore[attr-defined]
 Machine.TSUBVIEW = tsubview  # type: ignore[attr-defined]
+Machine.TGET_SCALE_ADDR = tget_scale_addr  # type: ignore[attr-defined]
 
 
 def _guard_public_methods(cls: type) -> None:

@@ -55,7 +55,7 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TINSERT_FP", "cube tile", "pto.tinsert_fp"),
     _op("TMOV_FP", "cube tile", "pto.tmov.fp"),
     _op("TSTORE_FP", "cube tile", "pto.tstore_fp"),
-    _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr"),
+    _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
     _op("MGATHER", "memory", "pto.mgather"),
     _op("MSCATTER", "memory", "pto.mscatter"),
     _op("TPREFETCH", "memory", "pto.tprefetch"),

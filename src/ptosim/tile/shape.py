@@ -11,12 +11,19 @@ docs/semantics.md "Further vector tile ops" records each decision and its eviden
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..dtypes import dtype as _dtype
-from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, VerifyError
+from ..errors import (
+    DtypeError,
+    NotImplementedOpError,
+    PtoTypeError,
+    TargetError,
+    VerifyError,
+)
 from ..layout import layout_name, subview_box
 from .extra import dtype_in, same_type, valid_of
 from .tile import Tile, check_tile
@@ -290,3 +297,35 @@ def pto_subview(src: Tile, row: int, col: int, sizes: tuple[int, int],
                           f"tile address must be 32-byte aligned", op=op, operand="offsets")
     return Tile(src.tile_type, src.dtype, src.rows, src.cols, src.blayout, src.slayout,
                 src.fractal, (vr, vc), src.pad, src.ptr + offset)
+
+
+# --- TGET_SCALE_ADDR: a scale tile bound where the cube reads a data tile's scales -----------
+_SCALE_ROLE = {"Left": "ScaleLeft", "Right": "ScaleRight"}
+SHIFT_MX_ADDR = 4       # pto-isa a5 utils.hpp: scale address = data address >> 4
+
+
+def tget_scale_addr(m: TileOps, dst: Tile, src: Tile) -> Tile:
+    """``TGET_SCALE_ADDR``: ``dst`` (a ScaleLeft / ScaleRight tile) bound at ``src``'s (the
+    Left / Right data tile's) address >> 4, where `TMATMUL_MX` reads its scales; returns
+    that tile (Python tiles are values; pto-isa rebinds dst). No byte moves. a5 only."""
+    op = "TGET_SCALE_ADDR"
+    for name, t in (("dst", dst), ("src", src)):
+        if not isinstance(t, Tile):
+            raise PtoTypeError(f"{name} must be a Tile, got {type(t).__name__}", op=op,
+                               operand=name)
+    if m.target.name != "a5":
+        raise TargetError(f"MX scale tiles exist on a5 only (target {m.target.name})", op=op)
+    want = _SCALE_ROLE.get(src.tile_type)
+    if want is None:
+        raise VerifyError(f"src must be a Left or Right tile, got {src.tile_type}", op=op,
+                          operand="src")
+    if dst.tile_type != want:
+        raise VerifyError(f"the scale tile of a {src.tile_type} tile is a {want} tile, got "
+                          f"{dst.tile_type}", op=op, operand="dst")
+    offset = src.ptr.offset >> SHIFT_MX_ADDR
+    cap = m.target.capacity[dst.ptr.space]
+    if offset + dst.nbytes > cap:
+        raise VerifyError(f"a {dst.nbytes} B {want} tile at byte {offset} (src's {src.ptr.offset}"
+                          f" >> {SHIFT_MX_ADDR}) does not fit the {cap} B {dst.ptr.space}",
+                          op=op, operand="dst")
+    return replace(dst, ptr=m.ptr(dst.ptr.space, dst.dtype, offset))
