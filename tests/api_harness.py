@@ -142,6 +142,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL": ([acc, left, right], {}),
         "TMATMUL_ACC": ([acc, left, right], {}),
         "TMATMUL_BIAS": ([acc, left, right, bias], {}),
+        "TGET_SCALE_ADDR": ([m.tile("ScaleLeft", "e8m0", 48, 2), left], {}),
         # MX ops: baselines with fp16 tiles are refused; every hostile variant must be too
         "TMATMUL_MX": ([acc, left, left, right, right], {}),
         "TMATMUL_MX_ACC": ([acc, left, left, right, right], {}),

@@ -48,8 +48,8 @@ def test_rules() -> None:
                                                   "int"):
         m.TGET_SCALE_ADDR(0, left)
     a2 = ptosim.Machine(target="a2a3")
-    with pytest.raises(ptosim.TargetError, match="TGET_SCALE_ADDR: MX scale tiles exist on a5 "
-                                                 "only \\(target a2a3\\)"):
+    with pytest.raises(ptosim.TargetError, match="TGET_SCALE_ADDR: target a2a3 has no MX scale "
+                                                 "buffers \\(a5 has\\)"):
         a2.TGET_SCALE_ADDR(vec, a2.tile("Left", "f16", 16, 16))
 
 

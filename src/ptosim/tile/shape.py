@@ -313,8 +313,8 @@ def tget_scale_addr(m: TileOps, dst: Tile, src: Tile) -> Tile:
         if not isinstance(t, Tile):
             raise PtoTypeError(f"{name} must be a Tile, got {type(t).__name__}", op=op,
                                operand=name)
-    if m.target.name != "a5":
-        raise TargetError(f"MX scale tiles exist on a5 only (target {m.target.name})", op=op)
+    if not m.target.capacity["l0a_mx"]:
+        raise TargetError(f"target {m.target.name} has no MX scale buffers (a5 has)", op=op)
     want = _SCALE_ROLE.get(src.tile_type)
     if want is None:
         raise VerifyError(f"src must be a Left or Right tile, got {src.tile_type}", op=op,
