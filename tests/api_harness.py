@@ -190,6 +190,10 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         # further tile ops (isa.tile_extra, isa.tile_shape)
         "TTRANS": ([tile("f32", 8, 8), tile("f32", 4, 8, (4, 6)), tile("f32", 8, 16)], {}),
         "TADDC": ([f32, f32, f32, f32], {}),
+        "TADDSC": ([f32, f32, 0.5, f32], {}),
+        "TSUBSC": ([f32, f32, 0.5, f32], {}),
+        **{name: ([f32, f32, f32], {}) for name in ("TFUSEDMULADD", "TFUSEDMULADDRELU",
+                                                   "TMULADDDST", "TSUBRELU")},
         "TSUBC": ([f32, f32, f32, f32], {}),
         "TAXPY": ([tile("f32", 2, 8), tile("f16", 2, 16, (2, 8)), 0.5], {}),
         "TPARTARGMAX": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("f32", 1, 8, (1, 8)),

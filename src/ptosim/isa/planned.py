@@ -30,12 +30,6 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 MANUAL: tuple[PlannedOp, ...] = (
     _op("TPOW", "vector tile"),
     _op("TPOWS", "vector tile"),
-    _op("TFUSEDMULADD", "vector tile"),
-    _op("TFUSEDMULADDRELU", "vector tile"),
-    _op("TMULADDDST", "vector tile"),
-    _op("TADDSC", "vector tile", "pto.taddsc"),
-    _op("TSUBSC", "vector tile", "pto.tsubsc"),
-    _op("TSUBRELU", "vector tile"),
     _op("TADDRELUCONV", "vector tile"),
     _op("TADDDEQRELU", "vector tile"),
     _op("TPAIRREDUCESUM", "vector tile"),

@@ -1,5 +1,8 @@
-"""Further vector tile ops (issue 14): the ternary ``pto.taddc`` / ``pto.tsubc``, ``pto.taxpy``
-(``dst += src * scalar``) and the value-and-index partial ops ``pto.tpartargmax`` /
+"""Further vector tile ops (issue 14): the ternary ``pto.taddc`` / ``pto.tsubc`` and their
+tile-scalar-tile forms ``pto.taddsc`` / ``pto.tsubsc``, the multiply-adds ``pto.tfusedmuladd``
+(``dst = src0 * dst + src1``), ``pto.tfusedmuladdrelu``, ``pto.tmuladddst``
+(``dst += src0 * src1``), ``pto.tsubrelu``, ``pto.taxpy`` (``dst += src * scalar``) and
+the value-and-index partial ops ``pto.tpartargmax`` /
 ``pto.tpartargmin``. One row each, in the generic DPS text families (``tile_dps``: tiles and
 scalars in ``ins(...)``, the destination in ``outs(...)``; ``tile_dps_n`` for TPARTARG*'s two
 outs). Python face as pto-isa's C++: ``m.TADDC(dst, src0, src1, src2)``,
@@ -29,6 +32,14 @@ def _row(name: str, family: str, ins: tuple[Operand, ...], dst_role: str = "W",
 ROWS: tuple[OpSpec, ...] = (
     _row("taddc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
     _row("tsubc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
+    # tile - scalar - tile, in PTOAS's order ins(%src0, %scalar, %src1)
+    _row("taddsc", "scalar_carry", (_t("src0"), Operand("scalar", "scalar"), _t("src1"))),
+    _row("tsubsc", "scalar_carry", (_t("src0"), Operand("scalar", "scalar"), _t("src1"))),
+    # multiply-adds: TFUSEDMULADD(_RELU) multiply dst (read and written), TMULADDDST adds to it
+    _row("tfusedmuladd", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
+    _row("tfusedmuladdrelu", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
+    _row("tmuladddst", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
+    _row("tsubrelu", "subrelu", (_t("src0"), _t("src1"))),
     # dst is read (the accumulator) and written
     _row("taxpy", "axpy", (_t("src"), Operand("scalar", "scalar")), dst_role="RW"),
     # C++ order (dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx); PTOAS's text

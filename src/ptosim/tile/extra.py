@@ -74,6 +74,53 @@ def _ternary(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     put(m, v["dst"], alu.TERNARY[lane](a, b, c, dt), "dst")
 
 
+# --- TADDSC / TSUBSC --------------------------------------------------------------------------
+def _scalar_carry(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """(src0 + scalar) + src1 / (src0 - scalar) + src1, left to right with each step
+    rounded to the element type, integers wrapping (the CPU simulator's OP_ADDCS /
+    OP_SUBCS; no NPU header implements them); the scalar converted as TADDS's."""
+    names = ("src0", "src1")
+    dt = same_type(op, v, ("dst", *names))
+    dtype_in(m, op, "dst", v["dst"], legal_types(m, "tadd", alu.OP_DTYPES["tadd"]))
+    same_valid(op, v, "dst", names)
+    a, b = (valid_of(m, v[n], n) for n in names)
+    s = np.broadcast_to(np.asarray(_scalar(op, v["scalar"], dt), dtype=dt.np), a.shape)
+    first = alu.BINARY["add" if op == "TADDSC" else "sub"](a, s, dt)
+    put(m, v["dst"], alu.BINARY["add"](first, b, dt), "dst")
+
+
+# --- TFUSEDMULADD / TFUSEDMULADDRELU / TMULADDDST / TSUBRELU ------------------------------------
+_MULADD_TYPES = frozenset({"f16", "f32"})
+
+
+def _muladd(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """TFUSEDMULADD: dst = src0 * dst + src1 (vmadd); TFUSEDMULADDRELU: its ReLU (a5 vmadd
+    then vrelu, a2a3 vmaddrelu); TMULADDDST: dst = src0 * src1 + dst (a5 vmula, a2a3 vmla).
+    One rounding, as ptosim's vmula (alu ``fma``); docs/semantics.md records why."""
+    names = ("src0", "src1")
+    dt = same_type(op, v, ("dst", *names))
+    dtype_in(m, op, "dst", v["dst"], legal_types(m, op, _MULADD_TYPES))
+    same_valid(op, v, "dst", names)
+    a, b, d = valid_of(m, v["src0"], "src0"), valid_of(m, v["src1"], "src1"), \
+        valid_of(m, v["dst"], "dst")
+    if op == "TMULADDDST":
+        out = alu.TERNARY["fma"](a, b, d, dt)
+    else:
+        out = alu.TERNARY["fmarelu" if op == "TFUSEDMULADDRELU" else "fma"](a, d, b, dt)
+    put(m, v["dst"], out, "dst")
+
+
+def _subrelu(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """dst = ReLU(src0 - src1): the difference rounded, then ReLU (a5 vsub + vrelu, a2a3
+    vsubrelu)."""
+    names = ("src0", "src1")
+    dt = same_type(op, v, ("dst", *names))
+    dtype_in(m, op, "dst", v["dst"], legal_types(m, op, _MULADD_TYPES))
+    same_valid(op, v, "dst", names)
+    a, b = (valid_of(m, v[n], n) for n in names)
+    put(m, v["dst"], alu.UNARY["relu"](alu.BINARY["sub"](a, b, dt), dt), "dst")
+
+
 # --- TAXPY --------------------------------------------------------------------------------------
 def _axpy(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     """dst = scalar * src + dst, fused (one rounding: vaxpy); an f16 src with an f32 dst is
@@ -132,4 +179,6 @@ def _partarg(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     put(m, v["dstIdx"], idx, "dstIdx")
 
 
-FAMILIES: dict[str, Family] = {"ternary": _ternary, "axpy": _axpy, "partarg": _partarg}
+FAMILIES: dict[str, Family] = {"ternary": _ternary, "scalar_carry": _scalar_carry,
+                               "muladd": _muladd, "subrelu": _subrelu, "axpy": _axpy,
+                               "partarg": _partarg}
