@@ -191,6 +191,7 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "TTRANS": ([tile("f32", 8, 8), tile("f32", 4, 8, (4, 6)), tile("f32", 8, 16)], {}),
         "TADDC": ([f32, f32, f32, f32], {}),
         "TADDSC": ([f32, f32, 0.5, f32], {}),
+        "TTRI": ([f32, 1], {"upper_or_lower": 1}),
         "TSUBSC": ([f32, f32, 0.5, f32], {}),
         **{name: ([f32, f32, f32], {}) for name in ("TFUSEDMULADD", "TFUSEDMULADDRELU",
                                                    "TMULADDDST", "TSUBRELU")},

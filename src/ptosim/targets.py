@@ -110,6 +110,10 @@ class Target:
     # TGATHER's comparison form runs the a5 vsqz / vstur stream code (a2a3 stages it in tmp
     # with vcmpvs + vreducev2: not implemented)
     tgather_cmp: bool = False
+    # TTRI's second pass stores its prefix (ones of a lower, zeros of an upper triangle)
+    # unclamped: up to the whole repeats of the row, past the valid columns and the last
+    # valid row (A5 TTri.hpp; a2a3 clamps every row to the valid columns)
+    ttri_unclamped: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -147,6 +151,7 @@ _A2A3_VECTOR_DTYPES: dict[str, frozenset[str]] = {
     "tshl": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32"}),
     "tshr": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32"}),
     "tcmp": frozenset({"i32", "f16", "f32"}),
+    "ttri": frozenset({"i16", "ui16", "i32", "ui32", "f16", "f32"}),
 }
 
 A2A3 = Target(
@@ -186,6 +191,7 @@ A2A3 = Target(
 A5 = Target(
     name="a5",
     tgather_cmp=True,
+    ttri_unclamped=True,
     ttrans_row_blocks=True,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,

@@ -33,7 +33,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TADDRELUCONV", "vector tile"),
     _op("TADDDEQRELU", "vector tile"),
     _op("TPAIRREDUCESUM", "vector tile"),
-    _op("TTRI", "vector tile", "pto.ttri"),
     _op("TPACK", "vector tile"),
     _op("TGEMV", "cube tile", "pto.tgemv"),
     _op("TGEMV_ACC", "cube tile", "pto.tgemv.acc"),

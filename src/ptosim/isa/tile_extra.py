@@ -40,6 +40,10 @@ ROWS: tuple[OpSpec, ...] = (
     _row("tfusedmuladdrelu", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tmuladddst", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tsubrelu", "subrelu", (_t("src0"), _t("src1"))),
+    # TTRI<isUpperOrLower>(dst, diagonal); PTOAS: ins(%diag {upperOrLower = 1 : i32} : i32)
+    OpSpec("ttri", "tile", "V", "vector", "TTRI", work=_work, syntax="tile_dps",
+           operands=(Operand("dst", "tile", "W"), Operand("diagonal", "scalar")),
+           impl=TileRule("tri"), attrs=(("upperOrLower", "upper_or_lower"),)),
     # dst is read (the accumulator) and written
     _row("taxpy", "axpy", (_t("src"), Operand("scalar", "scalar")), dst_role="RW"),
     # C++ order (dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx); PTOAS's text

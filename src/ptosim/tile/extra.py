@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import DType
-from ..errors import DtypeError
+from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, VerifyError
 from ..isa import alu
 from .tile import Tile
 from .vector import _nd, _scalar, check_part_valid, same_valid
@@ -121,6 +121,56 @@ def _subrelu(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     put(m, v["dst"], alu.UNARY["relu"](alu.BINARY["sub"](a, b, dt), dt), "dst")
 
 
+# --- TTRI -------------------------------------------------------------------------------------
+_TRI_TYPES = frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64", "f16", "f32",
+                        "bf16"})
+
+
+def _tri(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """Lower (``upper_or_lower`` 0): 1 where col <= row + diagonal, else 0; upper (1): 0
+    where col < row + diagonal, else 1, over dst's valid region. A5 first fills every
+    valid row, then stores the prefix (a lower triangle's ones, an upper one's zeros) of
+    row i unclamped: row + diagonal (+ 1) elements, at most the row's whole 256 B repeats,
+    so it runs past the valid columns, and from the last valid row past the valid rows
+    (64-bit types clamp, to at most 64 columns); a2a3 clamps to the valid columns."""
+    dst = v["dst"]
+    upper = kw.pop("upper_or_lower", 0)
+    if kw:
+        raise PtoTypeError(f"unknown keyword(s) {', '.join(sorted(kw))}", op=op)
+    if type(upper) is not int or upper not in (0, 1):
+        raise VerifyError(f"upper_or_lower must be 0 (lower) or 1 (upper), got {upper!r}",
+                          op=op, operand="upper_or_lower")
+    d = v["diagonal"]
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not -2**31 <= d < 2**31:
+        raise PtoTypeError(f"diagonal must be a 32-bit integer, got {d!r}", op=op,
+                           operand="diagonal")
+    dtype_in(m, op, "dst", dst, legal_types(m, op, _TRI_TYPES))
+    vr, vc = dst.valid
+    dt, d = dst.dtype, int(d)
+    rows = np.arange(vr).reshape(-1, 1)
+    cols = np.arange(vc)
+    tri = cols >= rows + d if upper else cols <= rows + d
+    put(m, dst, tri.astype(dt.np), "dst")
+    if not m.target.ttri_unclamped or dt.size == 8 or vr == 0:
+        if dt.size == 8 and vc > 64:            # Int64Tri stores one 64-lane repeat a row
+            raise NotImplementedOpError(f"a5 writes only the first 64 of {vc} valid columns "
+                                        f"of a 64-bit TTRI (one repeat per row); wider "
+                                        f"64-bit tiles are not modelled", op=op)
+        return
+    span = -(-vc // (256 // dt.size)) * (256 // dt.size)   # the row's whole repeats
+    start = 0 if d > 0 else 1 - d if upper else max(-d, 0)
+    counts = [min(i + d + (0 if upper else 1), span) for i in range(start, vr)]
+    spill = [(i, n) for i, n in zip(range(start, vr), counts, strict=True) if n > vc]
+    if not spill:
+        return
+    end = max(i * dst.cols + n for i, n in spill)            # elements from dst's start
+    buf, off = m._region(dst.ptr, end * dt.size, access="W", op=op, operand="dst")
+    flat = buf[off:off + end * dt.size].view(dt.np)
+    value = dt.np.type(0 if upper else 1)
+    for i, n in spill:                                       # rows in order, as the code
+        flat[i * dst.cols + vc:i * dst.cols + n] = value
+
+
 # --- TAXPY --------------------------------------------------------------------------------------
 def _axpy(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     """dst = scalar * src + dst, fused (one rounding: vaxpy); an f16 src with an f32 dst is
@@ -181,4 +231,4 @@ def _partarg(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 FAMILIES: dict[str, Family] = {"ternary": _ternary, "scalar_carry": _scalar_carry,
                                "muladd": _muladd, "subrelu": _subrelu, "axpy": _axpy,
-                               "partarg": _partarg}
+                               "tri": _tri, "partarg": _partarg}
