@@ -192,6 +192,7 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "TADDC": ([f32, f32, f32, f32], {}),
         "TADDSC": ([f32, f32, 0.5, f32], {}),
         "TTRI": ([f32, 1], {"upper_or_lower": 1}),
+        "TPAIRREDUCESUM": ([f32, f32], {}),
         "TSUBSC": ([f32, f32, 0.5, f32], {}),
         **{name: ([f32, f32, f32], {}) for name in ("TFUSEDMULADD", "TFUSEDMULADDRELU",
                                                    "TMULADDDST", "TSUBRELU")},

@@ -114,6 +114,9 @@ class Target:
     # unclamped: up to the whole repeats of the row, past the valid columns and the last
     # valid row (A5 TTri.hpp; a2a3 clamps every row to the valid columns)
     ttri_unclamped: bool = False
+    # TPAIRREDUCESUM on fully valid tiles runs one flat vcpadd stream (pair sums packed
+    # from dst's start; A5 TPairReduceSum.hpp 1D path), else row by row (a2a3 always)
+    vcpadd_flat_tiles: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -192,6 +195,7 @@ A5 = Target(
     name="a5",
     tgather_cmp=True,
     ttri_unclamped=True,
+    vcpadd_flat_tiles=True,
     ttrans_row_blocks=True,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,

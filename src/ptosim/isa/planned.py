@@ -32,7 +32,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TPOWS", "vector tile"),
     _op("TADDRELUCONV", "vector tile"),
     _op("TADDDEQRELU", "vector tile"),
-    _op("TPAIRREDUCESUM", "vector tile"),
     _op("TPACK", "vector tile"),
     _op("TGEMV", "cube tile", "pto.tgemv"),
     _op("TGEMV_ACC", "cube tile", "pto.tgemv.acc"),

@@ -40,6 +40,7 @@ ROWS: tuple[OpSpec, ...] = (
     _row("tfusedmuladdrelu", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tmuladddst", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tsubrelu", "subrelu", (_t("src0"), _t("src1"))),
+    _row("tpairreducesum", "pairsum", (_t("src"),)),
     # TTRI<isUpperOrLower>(dst, diagonal); PTOAS: ins(%diag {upperOrLower = 1 : i32} : i32)
     OpSpec("ttri", "tile", "V", "vector", "TTRI", work=_work, syntax="tile_dps",
            operands=(Operand("dst", "tile", "W"), Operand("diagonal", "scalar")),

@@ -121,6 +121,36 @@ def _subrelu(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     put(m, v["dst"], alu.UNARY["relu"](alu.BINARY["sub"](a, b, dt), dt), "dst")
 
 
+# --- TPAIRREDUCESUM ---------------------------------------------------------------------------
+def _pairsum(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """dst[i, k] = src[i, 2k] + src[i, 2k + 1] for k < valid cols // 2 (vcpadd; an odd
+    last column is dropped, nothing else written). a5 with both tiles fully valid (its
+    contiguous path: static valid = shape, or one row each) runs the flat stream instead:
+    the pair sums of all valid elements packed from dst's first element."""
+    dst, src = v["dst"], v["src"]
+    dt = same_type(op, v, ("dst", "src"))
+    dtype_in(m, op, "dst", dst, legal_types(m, op, _MULADD_TYPES))
+    same_valid(op, v, "dst", ("src",))
+    x = valid_of(m, src, "src")
+    vr, vc = dst.valid
+    flat = m.target.vcpadd_flat_tiles and (
+        (dst.valid == (dst.rows, dst.cols) and src.valid == (src.rows, src.cols))
+        or dst.rows == src.rows == 1)
+    if flat:
+        stream = x.reshape(-1)
+        n = stream.size // 2
+        sums = alu.BINARY["add"](stream[0:2 * n:2], stream[1:2 * n:2], dt)
+        whole, rest = divmod(n, dst.cols)
+        if whole:
+            put(m, dst, sums[:whole * dst.cols].reshape(whole, dst.cols), "dst")
+        if rest:
+            _nd(m, dst, "W", "dst")[whole, :rest] = sums[whole * dst.cols:]
+        return
+    half = vc // 2
+    if half:
+        put(m, dst, alu.BINARY["add"](x[:, 0:2 * half:2], x[:, 1:2 * half:2], dt), "dst")
+
+
 # --- TTRI -------------------------------------------------------------------------------------
 _TRI_TYPES = frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64", "f16", "f32",
                         "bf16"})
@@ -231,4 +261,4 @@ def _partarg(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 FAMILIES: dict[str, Family] = {"ternary": _ternary, "scalar_carry": _scalar_carry,
                                "muladd": _muladd, "subrelu": _subrelu, "axpy": _axpy,
-                               "tri": _tri, "partarg": _partarg}
+                               "tri": _tri, "pairsum": _pairsum, "partarg": _partarg}
