@@ -117,6 +117,11 @@ class Target:
     # TPAIRREDUCESUM on fully valid tiles runs one flat vcpadd stream (pair sums packed
     # from dst's start; A5 TPairReduceSum.hpp 1D path), else row by row (a2a3 always)
     vcpadd_flat_tiles: bool = False
+    # TADDRELUCONV composed of vadd, vmaxs and vcvt (A5 TAddReluConv.hpp); else one fused
+    # vaddreluconv_* instruction whose conversion is not published
+    addreluconv_composed: bool = False
+    # TADDDEQRELU staged in place: tmp, src0 and src1 are overwritten (A2A3 TAddDeqRelu.hpp)
+    adddeqrelu_in_place: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -186,6 +191,7 @@ A2A3 = Target(
     tcmp_whole_repeats=True,
     tcvt_pairs=TCVT_PAIRS_A2A3,
     tpartarg_src0_ge=True,
+    adddeqrelu_in_place=True,
     vec_block_copies=True,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),
@@ -196,6 +202,7 @@ A5 = Target(
     tgather_cmp=True,
     ttri_unclamped=True,
     vcpadd_flat_tiles=True,
+    addreluconv_composed=True,
     ttrans_row_blocks=True,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,

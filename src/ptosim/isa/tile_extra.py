@@ -41,6 +41,10 @@ ROWS: tuple[OpSpec, ...] = (
     _row("tmuladddst", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tsubrelu", "subrelu", (_t("src0"), _t("src1"))),
     _row("tpairreducesum", "pairsum", (_t("src"),)),
+    # add, ReLU, convert (f32 -> f16, f16 -> i8, i16 -> i8); dequantising add (i32 -> f16)
+    _row("taddreluconv", "addreluconv", (_t("src0"), _t("src1"))),
+    _row("tadddeqrelu", "adddeqrelu", (_t("src0"), _t("src1"), Operand("deqScale", "scalar"),
+                                       _t("tmp", "RW"))),
     # TTRI<isUpperOrLower>(dst, diagonal); PTOAS: ins(%diag {upperOrLower = 1 : i32} : i32)
     OpSpec("ttri", "tile", "V", "vector", "TTRI", work=_work, syntax="tile_dps",
            operands=(Operand("dst", "tile", "W"), Operand("diagonal", "scalar")),

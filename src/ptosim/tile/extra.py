@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..dtypes import DType
+from ..dtypes import DType, dtype
 from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, VerifyError
-from ..isa import alu
+from ..isa import alu, convert
 from .tile import Tile
 from .vector import _nd, _scalar, check_part_valid, same_valid
 
@@ -151,6 +151,71 @@ def _pairsum(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
         put(m, dst, alu.BINARY["add"](x[:, 0:2 * half:2], x[:, 1:2 * half:2], dt), "dst")
 
 
+# --- TADDRELUCONV / TADDDEQRELU -------------------------------------------------------------
+_RELUCONV_PAIRS = {("f32", "f16"), ("f16", "i8"), ("i16", "i8")}
+
+
+def _vcvt_sat(m: TileOps, src: str, dst: str) -> bool:
+    """A vcvt written with RS_DISABLE: no saturation unless CTRL takes it over, as
+    ptosim's vcvt micro-op decides it."""
+    forced = convert.ctrl_sat(src, dst, m.ctrl) if (m.ctrl >> convert.CTRL_SAT_ENABLE) & 1 \
+        else None
+    return bool(forced)
+
+
+def _addreluconv(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """dst = convert(max(src0 + src1, 0)), a5's vadd, vmaxs 0 and vcvt (round to nearest
+    even); i16 -> i8 clamps to 127 first (vmins) and narrows. a2a3 runs one fused
+    vaddreluconv instruction whose arithmetic is not published: not implemented."""
+    if not m.target.addreluconv_composed:
+        raise NotImplementedOpError("a2a3 runs the fused vaddreluconv_* instruction, whose "
+                                    "conversion is not published; implemented for a5", op=op)
+    st = same_type(op, v, ("src0", "src1"))
+    dst = v["dst"]
+    pair = (st.name, dst.dtype.name)
+    if pair not in _RELUCONV_PAIRS:
+        raise DtypeError(f"src -> dst must be f32 -> f16, f16 -> i8 or i16 -> i8, got "
+                         f"{pair[0]} -> {pair[1]}", op=op, operand="dst")
+    same_valid(op, v, "dst", ("src0", "src1"))
+    a, b = valid_of(m, v["src0"], "src0"), valid_of(m, v["src1"], "src1")
+    r = alu.BINARY["max"](alu.BINARY["add"](a, b, st), np.zeros((), st.np), st)
+    if st.name == "i16":
+        out = np.minimum(r, 127).astype(np.int8)
+    else:
+        out = convert.convert(r, st, dst.dtype, rnd="R", sat=_vcvt_sat(m, st.name, pair[1]))
+    put(m, dst, out, "dst")
+
+
+_DEQ_DOWN, _DEQ_UP = np.float32(1 / 131072), np.float32(131072)
+
+
+def _adddeqrelu(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """dst = f16(max(f32(src0 + src1) * 2^-17 * deqScale * 2^17, 0)): i32 add (wrapping),
+    s32 -> f32 and f32 -> f16 rounded to nearest even, each multiply rounded in f32.
+    a2a3 stages it in place: tmp ends as zeros, src0 holds the scaled floats and src1 the
+    ReLU'd ones (their valid regions, as f32 bits)."""
+    dst, tmp = v["dst"], v["tmp"]
+    for name in ("src0", "src1", "tmp"):
+        dtype_in(m, op, name, v[name], ["i32"])
+    dtype_in(m, op, "dst", dst, ["f16"])
+    same_valid(op, v, "dst", ("src0", "src1"))
+    i32, f32 = v["src0"].dtype, dtype("f32")
+    scale = np.float32(_scalar(op, v["deqScale"], f32))
+    a, b = valid_of(m, v["src0"], "src0"), valid_of(m, v["src1"], "src1")
+    x = convert.convert(alu.BINARY["add"](a, b, i32), i32, f32, rnd="R")
+    for factor in (_DEQ_DOWN, scale, _DEQ_UP):
+        x = alu.BINARY["mul"](x, np.full_like(x, factor), f32)
+    relu = alu.BINARY["max"](x, np.zeros_like(x), f32)
+    put(m, dst, convert.convert(relu, f32, dst.dtype, rnd="R", sat=_vcvt_sat(m, "f32", "f16")),
+        "dst")
+    if not m.target.adddeqrelu_in_place:
+        return
+    same_valid(op, v, "dst", ("tmp",))
+    put(m, tmp, np.zeros(x.shape, np.int32), "tmp")
+    put(m, v["src0"], x.view(np.int32), "src0")
+    put(m, v["src1"], relu.view(np.int32), "src1")
+
+
 # --- TTRI -------------------------------------------------------------------------------------
 _TRI_TYPES = frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64", "f16", "f32",
                         "bf16"})
@@ -261,4 +326,6 @@ def _partarg(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 FAMILIES: dict[str, Family] = {"ternary": _ternary, "scalar_carry": _scalar_carry,
                                "muladd": _muladd, "subrelu": _subrelu, "axpy": _axpy,
-                               "tri": _tri, "pairsum": _pairsum, "partarg": _partarg}
+                               "tri": _tri, "pairsum": _pairsum,
+                               "addreluconv": _addreluconv, "adddeqrelu": _adddeqrelu,
+                               "partarg": _partarg}

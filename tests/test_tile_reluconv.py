@@ -1,0 +1,154 @@
+"""TADDRELUCONV (a5: add, ReLU, convert) and TADDDEQRELU (i32 add, dequantise, ReLU, f16;
+a2a3 staged in place) against step-by-step numpy goldens; rules; a `.pto` form."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ptosim
+from ptosim.kernel import Kernel
+
+SHAPE = (4, 64)
+
+
+def _tiles(m: ptosim.Machine, *dts: str, valid: tuple[int, int] = SHAPE) -> list[ptosim.Tile]:
+    return [m.tile("Vec", dt, *SHAPE, valid=valid) for dt in dts]
+
+
+def _get(m: ptosim.Machine, t: ptosim.Tile) -> np.ndarray:
+    return m.read(t.ptr, t.rows * t.cols).reshape(t.rows, t.cols)
+
+
+def test_f32_to_f16() -> None:
+    m = ptosim.Machine(target="a5")
+    d, a, b = _tiles(m, "f16", "f32", "f32")
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-7e4, 7e4, SHAPE).astype(np.float32)
+    y = rng.uniform(-7e4, 7e4, SHAPE).astype(np.float32)
+    m.write(a.ptr, x)
+    m.write(b.ptr, y)
+    m.TADDRELUCONV(d, a, b)
+    s = x + y                                   # f32 add
+    with np.errstate(over="ignore"):
+        want = np.where(s > 0, s, np.float32(0)).astype(np.float16)  # RNE, inf past 65504
+    np.testing.assert_array_equal(_get(m, d), want)
+    assert np.isinf(want).any() and (want == 0).any()
+
+
+def test_f16_to_i8_in_range() -> None:
+    m = ptosim.Machine(target="a5")
+    d, a, b = _tiles(m, "i8", "f16", "f16")
+    x = (np.arange(256).reshape(SHAPE) % 120 - 60 + 0.5).astype(np.float16)
+    y = np.full(SHAPE, 0.25, np.float16)
+    m.write(a.ptr, x)
+    m.write(b.ptr, y)
+    m.TADDRELUCONV(d, a, b)
+    s = (x + y).astype(np.float64)              # exact in f16 here
+    want = np.rint(np.maximum(s, 0)).astype(np.int8)   # ties to even (0.75, 1.75 ... none tie)
+    np.testing.assert_array_equal(_get(m, d), want)
+
+
+def test_i16_to_i8_clamps_to_127_and_wraps_the_add() -> None:
+    m = ptosim.Machine(target="a5")
+    d, a, b = _tiles(m, "i8", "i16", "i16")
+    rng = np.random.default_rng(2)
+    x = rng.integers(-2 ** 15, 2 ** 15, SHAPE).astype(np.int16)
+    y = rng.integers(-300, 300, SHAPE).astype(np.int16)
+    x.flat[:4] = [32767, 100, -5, 20]
+    y.flat[:4] = [10, 20, 3, 7]
+    m.write(a.ptr, x)
+    m.write(b.ptr, y)
+    m.TADDRELUCONV(d, a, b)
+    s = ((x.astype(np.int64) + y + 2 ** 15) % 2 ** 16 - 2 ** 15)     # i16 wrap
+    want = np.clip(s, 0, 127).astype(np.int8)
+    np.testing.assert_array_equal(_get(m, d), want)
+    assert list(_get(m, d).flat[:4]) == [0, 120, 0, 27]              # 32767 + 10 wraps < 0
+
+
+def _deq_golden(x: np.ndarray, y: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    s = ((x.astype(np.int64) + y + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.float32)
+    for f in (np.float32(2.0 ** -17), np.float32(scale), np.float32(2.0 ** 17)):
+        s = (s * f).astype(np.float32)
+    relu = np.where(s > 0, s, np.float32(0))
+    return s, relu
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+def test_adddeqrelu(target: str) -> None:
+    m = ptosim.Machine(target=target)
+    d, a, b, t = _tiles(m, "f16", "i32", "i32", "i32")
+    rng = np.random.default_rng(3)
+    x = rng.integers(-2 ** 31, 2 ** 31, SHAPE, dtype=np.int64).astype(np.int32)
+    y = rng.integers(-2 ** 20, 2 ** 20, SHAPE).astype(np.int32)
+    m.write(a.ptr, x)
+    m.write(b.ptr, y)
+    m.write(t.ptr, np.full(SHAPE, 99, np.int32))
+    m.TADDDEQRELU(d, a, b, 3.0e-5, t)
+    scaled, relu = _deq_golden(x, y, 3.0e-5)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(_get(m, d), relu.astype(np.float16))
+    if target == "a5":                          # the sources and tmp are only read
+        np.testing.assert_array_equal(_get(m, a), x)
+        assert (_get(m, t) == 99).all()
+    else:                                       # a2a3 stages the steps in place
+        np.testing.assert_array_equal(_get(m, a).view(np.float32), scaled)
+        np.testing.assert_array_equal(_get(m, b).view(np.float32), relu)
+        assert (_get(m, t) == 0).all()
+
+
+def test_rules() -> None:
+    a2 = ptosim.Machine(target="a2a3")
+    with pytest.raises(ptosim.NotImplementedOpError, match="TADDRELUCONV: a2a3 runs the fused "
+                                                           "vaddreluconv_\\* instruction"):
+        a2.TADDRELUCONV(*_tiles(a2, "f16", "f32", "f32"))
+    m = ptosim.Machine(target="a5")
+    with pytest.raises(ptosim.DtypeError, match="TADDRELUCONV: src -> dst must be f32 -> f16, "
+                                                "f16 -> i8 or i16 -> i8, got f32 -> i8"):
+        m.TADDRELUCONV(*_tiles(m, "i8", "f32", "f32"))
+    with pytest.raises(ptosim.DtypeError, match="TADDRELUCONV: src1 is f16 but src0 is f32"):
+        m.TADDRELUCONV(*_tiles(m, "f16", "f32", "f16"))
+    with pytest.raises(ptosim.DtypeError, match="TADDDEQRELU: dst element type must be one of "
+                                                "f16 on a5, got f32"):
+        m.TADDDEQRELU(*_tiles(m, "f32", "i32", "i32"), 1.0, *_tiles(m, "i32"))
+    with pytest.raises(ptosim.DtypeError, match="TADDDEQRELU: src0 element type must be one of "
+                                                "i32 on a5, got i16"):
+        m.TADDDEQRELU(*_tiles(m, "f16", "i16", "i32"), 1.0, *_tiles(m, "i32"))
+
+
+KERNEL = """
+module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%g: !pto.ptr<f32, gm>, %o: !pto.ptr<f16, gm>) attributes {{pto.aicore, pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %v = pto.make_tensor_view %g, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
+    %w = pto.make_tensor_view %o, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf16>
+    %q = pto.partition_view %w, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<16x16xf16>
+    %a = pto.alloc_tile : {t}
+    %d = pto.alloc_tile : {h}
+    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%a : {t})
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.taddreluconv ins(%a, %a : {t}, {t}) outs(%d : {h})
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%d : {h}) outs(%q : !pto.partition_tensor_view<16x16xf16>)
+    return
+  }}
+}}
+"""
+
+
+def _tile_type(dt: str) -> str:
+    return (f"!pto.tile_buf<loc=vec, dtype={dt}, rows=16, cols=16, v_row=16, v_col=16, "
+            "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+
+
+def test_pto_form() -> None:
+    text = KERNEL.format(t=_tile_type("f32"), h=_tile_type("f16"))
+    x = (np.arange(256, dtype=np.float32) - 128) * 0.75
+    res = Kernel.from_text(text, "k.pto").run({"g": x.copy(), "o": np.zeros(256, np.float16)})
+    assert res.findings == []
+    np.testing.assert_array_equal(res.outputs["o"], np.maximum(2 * x, 0).astype(np.float16))
