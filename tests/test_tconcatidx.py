@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim.errors import DtypeError, NotImplementedOpError, VerifyError
+from ptosim.errors import DtypeError, VerifyError
 from ptosim.kernel import Kernel
 from ptosim.tile.shape import pto_subview
 
@@ -154,11 +154,6 @@ def test_rules() -> None:
         m.TCONCATIDX(d, s0, s1, m.tile("Vec", "i32", 4, 8, valid=(4, 2)), i0, i1)
     with pytest.raises(ptosim.PtoTypeError, match=r"operands after dst must be"):
         m.TCONCATIDX(d, s0, s1, i0)
-    a2 = ptosim.Machine(target="a2a3")
-    with pytest.raises(NotImplementedOpError, match=r"TCONCATIDX: the indexed concat is "
-                                                    r"implemented for a5"):
-        m2 = _tiles(a2)
-        a2.TCONCATIDX(*m2)
 
 
 def test_reading_past_the_buffer_is_out_of_bounds() -> None:
@@ -171,4 +166,74 @@ def test_reading_past_the_buffer_is_out_of_bounds() -> None:
     m.write(i0.ptr, np.array([12 * 4, 0, 0, 0, 0, 0, 0, 0], np.int32))   # 12 > 8 elements
     m.write(i1.ptr, np.zeros(8, np.int32))
     with pytest.raises(ptosim.OutOfBoundsError):
+        m.TCONCATIDX(d, s0, s1, i0, i1)
+
+
+def _a2a3_golden(ub: np.ndarray, dst, s0, s1, counts: list[tuple[int, int]]) -> np.ndarray:
+    """a2a3's TConcatIdx replayed byte by byte: per row, src0 by vcopy (whole 256 B
+    repeats, then one repeat under a continuous mask of the whole count in copy units),
+    src1 the same way when src0's count is a whole number of 32 B blocks, else element
+    by element."""
+    out = ub.copy()
+    es = dst.dtype.size
+    unit = 4 if es == 4 else 2
+
+    def vcopy(src_at: int, dst_at: int, n: int) -> None:
+        reps = -(-n * es // 256)
+        for r in range(reps - 1):
+            out[dst_at + 256 * r:dst_at + 256 * (r + 1)] = out[src_at + 256 * r:
+                                                               src_at + 256 * (r + 1)]
+        units = min(-(-n * es // unit), 256 // unit)
+        base = 256 * (reps - 1)
+        out[dst_at + base:dst_at + base + units * unit] = \
+            out[src_at + base:src_at + base + units * unit]
+    for r, (n0, n1) in enumerate(counts):
+        k0 = min(n0, dst.valid[1])
+        k1 = min(n1, dst.valid[1] - k0)
+        row = dst.ptr.offset + r * dst.cols * es
+        vcopy(s0.ptr.offset + r * s0.cols * es, row, k0)
+        if k0 % (32 // es) == 0:
+            vcopy(s1.ptr.offset + r * s1.cols * es, row + k0 * es, k1)
+        else:
+            for j in range(k1):
+                at = s1.ptr.offset + (r * s1.cols + j) * es
+                out[row + (k0 + j) * es:row + (k0 + j + 1) * es] = out[at:at + es]
+    return out
+
+
+@pytest.mark.parametrize("dt, counts", [
+    ("f32", [(70, 9), (8, 100), (5, 3)]),           # a whole last repeat; aligned; scalar
+    ("f16", [(130, 7), (16, 17), (3, 200)]),
+    ("i8", [(5, 33), (32, 7), (301, 1)]),            # 2-byte units: an odd count copies 1 more
+])
+def test_a2a3_copies_whole_last_repeats(dt: str, counts: list[tuple[int, int]]) -> None:
+    rng = np.random.default_rng(11)
+    m = ptosim.Machine(target="a2a3")
+    es = np.dtype(NP[dt]).itemsize
+    cols = 512 // es
+    rows = len(counts)
+    s0 = m.tile("Vec", dt, rows, cols)
+    s1 = m.tile("Vec", dt, rows, cols)
+    dst = m.tile("Vec", dt, rows, cols, valid=(rows, cols - 32 // es))
+    i0, i1 = (m.tile("Vec", "i32", rows, 8, valid=(rows, 1)) for _ in range(2))
+    ub = m.blocks[0].ub[0]
+    ub[:] = rng.integers(0, 256, ub.size, dtype=np.uint8)
+    for t, k in ((i0, 0), (i1, 1)):
+        block = np.zeros((rows, 8), np.int32)
+        block[:, 0] = [c[k] * 4 for c in counts]       # bytes of i32 index words
+        m.write(t.ptr, block.ravel())
+    want = _a2a3_golden(ub.copy(), dst, s0, s1, counts)
+    m.TCONCATIDX(dst, s0, s1, i0, i1)
+    np.testing.assert_array_equal(ub, want)
+
+
+def test_a2a3_zero_count_is_refused() -> None:
+    m = ptosim.Machine(target="a2a3")
+    d = m.tile("Vec", "f32", 1, 64)
+    s0, s1 = m.tile("Vec", "f32", 1, 64), m.tile("Vec", "f32", 1, 64)
+    i0, i1 = (m.tile("Vec", "i32", 1, 8, valid=(1, 1)) for _ in range(2))
+    m.write(i0.ptr, np.array([64 * 4, 0, 0, 0, 0, 0, 0, 0], np.int32))  # fills dst: k1 = 0
+    m.write(i1.ptr, np.array([4 * 4, 0, 0, 0, 0, 0, 0, 0], np.int32))
+    with pytest.raises(VerifyError, match=r"TCONCATIDX: a row copies 0 elements from src1: "
+                                          r"a2a3's vcopy then runs \(repeats - 1\) = -1"):
         m.TCONCATIDX(d, s0, s1, i0, i1)

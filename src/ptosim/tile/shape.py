@@ -19,7 +19,6 @@ import numpy as np
 from ..dtypes import dtype as _dtype
 from ..errors import (
     DtypeError,
-    NotImplementedOpError,
     PtoTypeError,
     TargetError,
     VerifyError,
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
 Family = Callable[["TileOps", str, dict[str, Any], dict[str, Any]], Any]
 
 BLOCK = 32        # bytes of one UB block
+REPEAT = 256      # bytes of one vector repeat
 # element types with a 1, 2 or 4 byte transpose / concat (pto-isa a5 + a2a3 static_asserts)
 _TYPES = ("bf16", "f16", "f32", "i16", "i32", "i8", "ui16", "ui32", "ui8")
 
@@ -147,10 +147,6 @@ def _concat_idx(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
     start, dst[i, k0:k0 + k1] = the k1 from src1's, read straight on through the buffer
     (the counts are not clamped to the sources' columns). ``dst_idx[i, 0]``, when given,
     receives min(n0 + n1, dst's valid cols) x the index size, in the index type."""
-    if m.target.vec_block_copies:
-        raise NotImplementedOpError("the indexed concat is implemented for a5 (a2a3 copies "
-                                    "whole repeats under a mask whose remainder its code "
-                                    "does not take; unmodelled)", op=op)
     dst, s0, s1, i0, i1 = v["dst"], v["src0"], v["src1"], v["src0_idx"], v["src1_idx"]
     same_type(op, v, ("dst", "src0", "src1"))
     dtype_in(m, op, "dst", dst, _legal(m))
@@ -177,19 +173,59 @@ def _concat_idx(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
     k0 = np.minimum(n0, dvc)
     k1 = np.minimum(n1, dvc - k0)
     rows = np.arange(vr)
+    if m.target.vec_block_copies:
+        e0, e1 = _a2a3_concat_extents(op, dst.dtype.size, k0, k1)
+    else:
+        e0, e1 = k0, k1
     parts = []
-    for name, t, k in (("src0", s0, k0), ("src1", s1, k1)):
+    for name, t, k in (("src0", s0, e0), ("src1", s1, e1)):
         need = int((rows * t.cols + k).max())          # elements read from t's start
         buf, off = m._region(t.ptr, need * t.dtype.size, access="R", op=op, operand=name)
         parts.append(buf[off:off + need * t.dtype.size].view(t.dtype.np))
     if didx is not None:
         total = np.minimum(n0 + n1, dvc) * it.size
         _nd(m, didx, "W", "dst_idx")[:vr, 0] = total.astype(np.int64).astype(it.np)
+    if m.target.vec_block_copies:         # whole last repeats may run past the row
+        end = int((rows * dst.cols + np.maximum(e0, k0 + e1)).max())
+        buf, off = m._region(dst.ptr, end * dst.dtype.size, access="W", op=op, operand="dst")
+        flat = buf[off:off + end * dst.dtype.size].view(dst.dtype.np)
+        for i in range(vr):
+            a, b, d = int(e0[i]), int(e1[i]), i * dst.cols
+            flat[d:d + a] = parts[0][i * s0.cols:i * s0.cols + a]
+            flat[d + int(k0[i]):d + int(k0[i]) + b] = parts[1][i * s1.cols:i * s1.cols + b]
+        return
     out = _nd(m, dst, "W", "dst")
     for i in range(vr):
         a, b = int(k0[i]), int(k1[i])
         out[i, :a] = parts[0][i * s0.cols:i * s0.cols + a]
         out[i, a:a + b] = parts[1][i * s1.cols:i * s1.cols + b]
+
+
+def _a2a3_concat_extents(op: str, size: int, k0: np.ndarray, k1: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Elements a2a3's TConcatIdx really copies per row: ``vcopy`` of (repeats - 1) whole
+    256 B repeats, then one repeat under a continuous mask of the WHOLE count (in 4-byte
+    units for 32-bit data, else 2-byte units), so a count past one repeat copies the
+    last repeat entirely; src1 goes that way only when k0 is a whole number of 32 B
+    blocks (else element by element on the scalar unit: exactly k1)."""
+    unit = 4 if size == 4 else 2
+    per = REPEAT // size
+
+    def vcopied(k: np.ndarray, what: str) -> np.ndarray:
+        if (k == 0).any():
+            raise VerifyError(f"a row copies 0 elements from {what}: a2a3's vcopy then runs "
+                              f"(repeats - 1) = -1 repeats (its code has no guard)", op=op,
+                              operand=what)
+        reps = -(-k // per)
+        last = np.minimum(-(-k * size // unit) * unit, REPEAT)
+        return ((reps - 1) * REPEAT + last) // size
+
+    e0 = vcopied(k0, "src0")
+    aligned = k0 % (BLOCK // size) == 0
+    e1 = k1.copy()
+    if aligned.any():
+        e1[aligned] = vcopied(k1[aligned], "src1")
+    return e0, e1
 
 
 FAMILIES: dict[str, Family] = {"trans": _trans, "concat": _concat, "concatidx": _concat_idx}
