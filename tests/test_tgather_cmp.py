@@ -14,7 +14,6 @@ import pytest
 import ptosim
 from ptosim.errors import (
     DtypeError,
-    NotImplementedOpError,
     PtoTypeError,
     PtoValueError,
     SpaceError,
@@ -305,12 +304,105 @@ def test_data_rules():
         m.TGATHER(d, s8, k32, c, t, 0, cmp_mode="EQ")
 
 
-def test_a2a3_is_not_implemented():
+def _a2a3_golden(ub, src, kv, tmp, offset, mode, valid_cols):
+    """a2a3's staging replayed lane by lane on a copy of UB: returns (ub after, per-row
+    index lists)."""
+    out = ub.copy()
+    sdt = src.dtype.name
+    es = src.dtype.size
+    lanes = 256 // es
+    rows = src.valid[0]
+    span = -(-valid_cols // lanes) * lanes
+    kb = kv.ptr.offset
+    streams = []
+    ramp_at = tmp.ptr.offset + tmp.rows * tmp.cols
+    for i in range(src.rows * src.cols):
+        out[ramp_at + 4 * i:ramp_at + 4 * i + 4] = list(((offset + i) % (1 << 32))
+                                                        .to_bytes(4, "little"))
+    cvt_at = ramp_at + src.rows * src.cols * 4
+    if sdt == "f32":
+        n_k = -(-rows // 64) * 64
+        ks = [float(np.float32(struct.unpack("<i", bytes(ub[kb + 4 * i:kb + 4 * i + 4]))[0]))
+              for i in range(n_k)]
+        blob = b"".join(struct.pack("<f", x) for x in ks)
+    elif sdt == "f16":
+        n_k = -(-rows // 128) * 128
+        ks = [float(np.float16(struct.unpack("<h", bytes(ub[kb + 2 * i:kb + 2 * i + 2]))[0]))
+              for i in range(n_k)]
+        blob = np.array(ks, np.float16).tobytes()
+    else:
+        n_k = src.rows
+        ks = [struct.unpack("<i", bytes(ub[kb + 4 * i:kb + 4 * i + 4]))[0] for i in range(n_k)]
+        blob = b"".join(struct.pack("<i", x) for x in ks)
+    out[cvt_at:cvt_at + len(blob)] = list(blob)
+    fmt = {"f32": "<f", "f16": "<e", "i32": "<i"}[sdt]
+    for r in range(rows):
+        bits, picked = [], []
+        for c in range(span):
+            at = src.ptr.offset + (r * src.cols + c) * es
+            x = struct.unpack(fmt, bytes(ub[at:at + es]))[0]
+            hit = (x > ks[r]) if mode == "GT" else (x == ks[r])
+            bits.append(hit)
+            if hit and c < valid_cols:
+                picked.append((offset + r * src.cols + c) % (1 << 32))
+        for b in range(span // 8):
+            out[tmp.ptr.offset + r * tmp.cols + b] = sum(int(bits[8 * b + j]) << j
+                                                         for j in range(8))
+        streams.append(picked)
+    return out, streams
+
+
+@pytest.mark.parametrize("sdt, kdt, mode", [("f32", "i32", "GT"), ("f32", "ui32", "EQ"),
+                                            ("f16", "i16", "GT"), ("f16", "ui16", "EQ"),
+                                            ("i32", "ui32", "EQ")])
+def test_a2a3_stages_in_tmp(sdt, kdt, mode):
     m = mk("a2a3")
-    src, k, dst, cdst, tmp = parts(m)
-    with pytest.raises(NotImplementedOpError, match="TGATHER: the comparison form is "
-                                                    "implemented for a5 only"):
-        m.TGATHER(dst, src, k, cdst, tmp, 0, cmp_mode="GT")
+    rows, cols, vc = 3, 96, 70
+    rng = np.random.default_rng(5)
+    src = m.tile("Vec", sdt, rows, cols, valid=(rows, vc))
+    if sdt.startswith("f"):
+        vals = rng.integers(-6, 7, rows * cols).astype(NP[sdt])
+        vals[::17] = np.nan
+    else:
+        vals = rng.integers(-3, 4, rows * cols).astype(NP[sdt])
+    m.write(src.ptr, vals)
+    kv = m.tile("Vec", kdt, 1, 64 if kdt.endswith("32") else 128)
+    ks = np.zeros(kv.cols, NP[kdt])
+    ks[:rows] = [1, 3, 0]
+    m.write(kv.ptr, ks)
+    dst = m.tile("Vec", "ui32", rows, 96)
+    cdst = m.tile("Vec", "i32", 1, 8)
+    tmp = m.tile("Vec", "ui8", rows, 32)          # 32 bytes of bits a row: 256 lanes
+    m.write(dst.ptr, np.full(dst.rows * dst.cols, SENTINEL, np.uint32))
+    ub = m.blocks[0].ub[0]
+    want, streams = _a2a3_golden(ub.copy(), src, kv, tmp, 1000, mode, vc)
+    for r, picked in enumerate(streams):
+        row = dst.ptr.offset + r * dst.cols * 4
+        want[row:row + 4 * len(picked)] = np.array(picked, np.uint32).view(np.uint8)
+    counts = np.array([len(p) for p in streams], np.int32)
+    want[cdst.ptr.offset:cdst.ptr.offset + 4 * rows] = counts.view(np.uint8)
+    m.TGATHER(dst, src, kv, cdst, tmp, 1000, cmp_mode=mode)
+    np.testing.assert_array_equal(ub, want)
+    assert counts.min() > 0                              # the case selects something
+
+
+def test_a2a3_rules():
+    m = mk("a2a3")
+    src = m.tile("Vec", "i32", 2, 64)
+    kv = m.tile("Vec", "i32", 1, 64)
+    dst, cdst = m.tile("Vec", "ui32", 2, 64), m.tile("Vec", "i32", 1, 8)
+    tmp = m.tile("Vec", "ui8", 2, 32)
+    with pytest.raises(DtypeError, match="TGATHER: i32 src compares with cmp_mode EQ only"):
+        m.TGATHER(dst, src, kv, cdst, tmp, 0, cmp_mode="GT")
+    with pytest.raises(DtypeError, match="TGATHER: src element type must be one of f16, f32, "
+                                         "i32 on a2a3, got i16"):
+        m.TGATHER(dst, m.tile("Vec", "i16", 2, 64), kv, cdst, tmp, 0, cmp_mode="EQ")
+    with pytest.raises(DtypeError, match="TGATHER: k_value must be one of i16, ui16 for f16 "
+                                         "src"):
+        m.TGATHER(dst, m.tile("Vec", "f16", 2, 64), kv, cdst, tmp, 0, cmp_mode="EQ")
+    with pytest.raises(VerifyError, match="TGATHER: tmp holds 32 bytes of compare bits but "
+                                          "row 1's end at byte 40"):
+        m.TGATHER(dst, src, kv, cdst, m.tile("Vec", "ui8", 1, 32), 0, cmp_mode="EQ")
 
 
 # --- .pto: PTOAS's scalar-k spelling --------------------------------------------------------

@@ -107,8 +107,8 @@ class Target:
     tpartarg_src0_ge: bool = False
     # UB -> UB staging copies of TCONCAT / TTRANS move whole 32 B blocks per row
     vec_block_copies: bool = False
-    # TGATHER's comparison form runs the a5 vsqz / vstur stream code (a2a3 stages it in tmp
-    # with vcmpvs + vreducev2: not implemented)
+    # TGATHER's comparison form runs the a5 vsqz / vstur stream code (else a2a3's staging
+    # in and past tmp with vcmpvs + vreducev2: tile/gather_cmp_a2a3.py)
     tgather_cmp: bool = False
     # TTRI's second pass stores its prefix (ones of a lower, zeros of an upper triangle)
     # unclamped: up to the whole repeats of the row, past the valid columns and the last

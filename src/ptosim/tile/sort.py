@@ -16,7 +16,6 @@ import numpy as np
 
 from ..errors import (
     DtypeError,
-    NotImplementedOpError,
     PtoTypeError,
     PtoValueError,
     SpaceError,
@@ -27,6 +26,7 @@ from ..isa.spec import OpSpec
 from ..isa.tile_sort import TileRule
 from ..isa.tile_vector import bind, signature
 from . import extra, mxquant, shape
+from .gather_cmp_a2a3 import gather_cmp_a2a3
 from .tile import Tile
 from .vector import _check_tile, _kind, _nd
 
@@ -770,15 +770,18 @@ def _gather_cmp(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
     start; ``cdst[r]`` receives the stream's byte count (the AR register). docs/semantics.md
     TGATHER has the per-type scores and thresholds."""
     dst, src, kv, cdst, off = v["dst"], v["src"], v["k_value"], v["cdst"], v["offset"]
-    if not m.target.tgather_cmp:
-        raise NotImplementedOpError(f"the comparison form is implemented for a5 only (the "
-                                    f"{m.target.name} code stages it in tmp)", op=op)
     mode = kw.get("cmp_mode")
     if mode not in ("GT", "EQ"):
         raise PtoValueError(f"cmp_mode must be \"GT\" or \"EQ\", got {mode!r}", op=op,
                             operand="cmp_mode")
     _dtype_in(op, "dst", dst, ("i32", "ui32"), m)
     _dtype_in(op, "cdst", cdst, ("i32", "ui32"), m)
+    if isinstance(off, (bool, np.bool_)) or not isinstance(off, (int, np.integer)) \
+            or not -(1 << 31) <= int(off) < U32:
+        raise PtoValueError(f"offset must be an integer in [-2**31, 2**32), got {off!r}",
+                            op=op, operand="offset")
+    if not m.target.tgather_cmp:          # a2a3 stages the compare in tmp
+        return gather_cmp_a2a3(m, op, dst, src, kv, cdst, v["tmp"], int(off), mode)
     _dtype_in(op, "src", src, _CMP_SRC_T, m)
     _dtype_in(op, "k_value", kv, ("ui16", "ui32"), m)
     if src.dtype.name == "ui16" and mode == "GT":
@@ -786,10 +789,6 @@ def _gather_cmp(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
         raise DtypeError("ui16 src with cmp_mode GT runs the equality path in the a5 code "
                          "(its dispatch sends only i16 to the b16 GT path)", op=op,
                          operand="src")
-    if isinstance(off, (bool, np.bool_)) or not isinstance(off, (int, np.integer)) \
-            or not -(1 << 31) <= int(off) < U32:
-        raise PtoValueError(f"offset must be an integer in [-2**31, 2**32), got {off!r}",
-                            op=op, operand="offset")
     rows, cols = src.valid
     if dst.rows < rows:
         raise VerifyError(f"dst has {dst.rows} rows but src {rows} valid rows (one index "
