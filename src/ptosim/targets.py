@@ -120,6 +120,9 @@ class Target:
     # TADDRELUCONV composed of vadd, vmaxs and vcvt (A5 TAddReluConv.hpp); else one fused
     # vaddreluconv_* instruction whose conversion is not published
     addreluconv_composed: bool = False
+    # TPOW / TPOWS: exp(ln(x) * y) with vln, vmul(s), vexp and scalar fix-ups, integers by
+    # scalar squaring (A2A3 TPow.hpp); else a5's own register polynomials (not modelled)
+    tpow_ln_exp: bool = False
     # TADDDEQRELU staged in place: tmp, src0 and src1 are overwritten (A2A3 TAddDeqRelu.hpp)
     adddeqrelu_in_place: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
@@ -160,6 +163,8 @@ _A2A3_VECTOR_DTYPES: dict[str, frozenset[str]] = {
     "tshr": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32"}),
     "tcmp": frozenset({"i32", "f16", "f32"}),
     "ttri": frozenset({"i16", "ui16", "i32", "ui32", "f16", "f32"}),
+    "tpow": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f32"}),
+    "tpows": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f32"}),
 }
 
 A2A3 = Target(
@@ -192,6 +197,7 @@ A2A3 = Target(
     tcvt_pairs=TCVT_PAIRS_A2A3,
     tpartarg_src0_ge=True,
     adddeqrelu_in_place=True,
+    tpow_ln_exp=True,
     vec_block_copies=True,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),

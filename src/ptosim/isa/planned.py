@@ -28,8 +28,6 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 
 
 MANUAL: tuple[PlannedOp, ...] = (
-    _op("TPOW", "vector tile"),
-    _op("TPOWS", "vector tile"),
     _op("TPACK", "vector tile"),
     _op("TGEMV", "cube tile", "pto.tgemv"),
     _op("TGEMV_ACC", "cube tile", "pto.tgemv.acc"),

@@ -41,6 +41,9 @@ ROWS: tuple[OpSpec, ...] = (
     _row("tmuladddst", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tsubrelu", "subrelu", (_t("src0"), _t("src1"))),
     _row("tpairreducesum", "pairsum", (_t("src"),)),
+    # TPOW(dst, base, exp, tmp) / TPOWS(dst, base, exp scalar, tmp): tmp is written
+    _row("tpow", "pow", (_t("base"), _t("exp"), _t("tmp", "W"))),
+    _row("tpows", "pow", (_t("base"), Operand("exp", "scalar"), _t("tmp", "W"))),
     # add, ReLU, convert (f32 -> f16, f16 -> i8, i16 -> i8); dequantising add (i32 -> f16)
     _row("taddreluconv", "addreluconv", (_t("src0"), _t("src1"))),
     _row("tadddeqrelu", "adddeqrelu", (_t("src0"), _t("src1"), Operand("deqScale", "scalar"),

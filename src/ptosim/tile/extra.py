@@ -216,6 +216,86 @@ def _adddeqrelu(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
     put(m, v["src1"], relu.view(np.int32), "src1")
 
 
+# --- TPOW / TPOWS ------------------------------------------------------------------------------
+_POW_TYPES = frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f32"})
+_M32 = (1 << 32) - 1
+
+
+def _wrap32(x: np.ndarray) -> np.ndarray:
+    """int64 values reduced to C ``int`` (two's complement 32 bits)."""
+    return ((x & _M32) ^ (1 << 31)) - (1 << 31)
+
+
+def _pow_int(base: np.ndarray, exp: np.ndarray) -> np.ndarray:
+    """a2a3 ``TPowICore`` on C ints: exp 0 -> 1 (0^0 too), base 0 -> 0, 1 -> 1, -1 -> +-1
+    by exp's parity, exp < 0 -> 0, else squaring with every product wrapped to 32 bits."""
+    b = _wrap32(base.astype(np.int64))
+    e = _wrap32(exp.astype(np.int64))
+    out = np.ones(np.broadcast(b, e).shape, np.int64)
+    b = np.broadcast_to(b, out.shape).copy()
+    e = np.broadcast_to(e, out.shape).copy()
+    loop = (e > 0) & (b != 0) & (b != 1) & (b != -1)
+    bb, ee, acc = b[loop], e[loop], out[loop]
+    while ee.any():
+        odd = (ee & 1) == 1
+        acc[odd] = _wrap32(acc[odd] * bb[odd])
+        ee >>= 1
+        bb = _wrap32(bb * bb)
+    out[loop] = acc
+    out[(e != 0) & (b == 0)] = 0
+    minus = (e != 0) & (b == -1)
+    out[minus] = np.where(e[minus] & 1, -1, 1)
+    out[(e < 0) & (b != 0) & (b != 1) & (b != -1)] = 0
+    return out
+
+
+def _is_integer_f32(x: np.ndarray) -> np.ndarray:
+    """a2a3 ``IsInteger``: finite and without a fraction (0 included)."""
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(x) & (np.floor(x) == x)
+
+
+def _pow(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """a2a3: integers by TPowICore per element (as C ints, the result truncated to the
+    type); f32 as tmp = exp(ln|base| * exp) and dst = exp(ln(base) * exp) (vabs, vln,
+    vmul / vmuls, vexp: ptosim's lane functions), then the scalar unit overwrites exp == 0
+    -> 1, base == 0 -> 0 (exp > 0) or +inf, base == -1 with an infinite exp -> 1, and an
+    integer exp -> tmp, negated for a negative base and an odd exp. a5 computes its own
+    register polynomials: not modelled."""
+    if not m.target.tpow_ln_exp:
+        raise NotImplementedOpError("a5's TPOW runs its own log / exp polynomials in "
+                                    "registers (TPow.hpp), not modelled; a2a3's is", op=op)
+    dst, base, tmp = v["dst"], v["base"], v["tmp"]
+    names = ("dst", "base") if op == "TPOWS" else ("dst", "base", "exp")
+    dt = same_type(op, v, names)
+    dtype_in(m, op, "dst", dst, legal_types(m, op, _POW_TYPES))
+    same_valid(op, v, "dst", names[1:])
+    b = valid_of(m, base, "base")
+    if op == "TPOWS":
+        e = np.full(b.shape, _scalar(op, v["exp"], dt), dtype=dt.np)
+    else:
+        e = valid_of(m, v["exp"], "exp")
+    if not dt.is_float:
+        put(m, dst, _pow_int(b, e).astype(dt.np), "dst")   # C's int -> T truncation
+        return
+    same_type(op, v, ("dst", "tmp"))
+    same_valid(op, v, "dst", ("tmp",))
+    mul, ln, ex = alu.BINARY["mul"], alu.UNARY["ln"], alu.UNARY["exp"]
+    with np.errstate(all="ignore"):
+        t = ex(mul(ln(alu.UNARY["abs"](b, dt), dt), e, dt), dt)
+        put(m, tmp, t, "tmp")
+        out = ex(mul(ln(b, dt), e, dt), dt)
+        integer = _is_integer_f32(e)
+        # (int)exp: out-of-range floats convert to INT_MIN (even), as x86 and the cvt do
+        as_int = np.where(np.abs(e) < 2.0 ** 31, e, -2.0 ** 31).astype(np.int64)
+        odd = integer & (as_int % 2 != 0) & (b < 0)
+        out = np.where(integer, np.where(odd, -t, t), out)
+        out = np.where((b == -1) & np.isinf(e), np.float32(1), out)
+        out = np.where(b == 0, np.where(e > 0, np.float32(0), np.float32(np.inf)), out)
+        out = np.where(e == 0, np.float32(1), out)
+    put(m, dst, out.astype(np.float32), "dst")
+
+
 # --- TTRI -------------------------------------------------------------------------------------
 _TRI_TYPES = frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "ui64", "f16", "f32",
                         "bf16"})
@@ -328,4 +408,4 @@ FAMILIES: dict[str, Family] = {"ternary": _ternary, "scalar_carry": _scalar_carr
                                "muladd": _muladd, "subrelu": _subrelu, "axpy": _axpy,
                                "tri": _tri, "pairsum": _pairsum,
                                "addreluconv": _addreluconv, "adddeqrelu": _adddeqrelu,
-                               "partarg": _partarg}
+                               "pow": _pow, "partarg": _partarg}
