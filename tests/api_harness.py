@@ -59,6 +59,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     right = m.tile("Right", "f16", 64, 64, valid=(50, 64))
     acc = m.tile("Acc", "f32", 48, 64, valid=(40, 64))
     bias = m.tile("Bias", "f32", 1, 64, valid=(1, 64))
+    fp = m.tile("Scaling", "ui64", 1, 64)
     vec = m.tile("Vec", "f16", 40, 64, valid=(40, 50))
     vec2 = m.tile("Vec", "f16", 40, 64, valid=(40, 50), addr=16384, pad="Zero")
     g = m.global_tensor(src, shape=(1, 1, 1, 40, 50), stride=(2000, 2000, 2000, 50, 1))
@@ -143,6 +144,12 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL_ACC": ([acc, left, right], {}),
         "TMATMUL_BIAS": ([acc, left, right, bias], {}),
         "TGET_SCALE_ADDR": ([m.tile("ScaleLeft", "e8m0", 48, 2), left], {}),
+        # the _FP exits: an f32 accumulator quantised to f16 with per-channel FB words
+        "TSTORE_FP": ([m.global_tensor(m.gm_empty(40 * 64, "f16"), shape=(1, 1, 1, 40, 64),
+                                       stride=(0, 0, 0, 64, 1)), acc, fp], {}),
+        "TMOV_FP": ([m.tile("Vec", "f16", 48, 64, valid=(40, 64), addr=32768), acc, fp], {}),
+        "TEXTRACT_FP": ([m.tile("Vec", "f16", 16, 64, addr=49152), acc, fp, 16, 0], {}),
+        "TINSERT_FP": ([m.tile("Vec", "f16", 64, 64, addr=65536), acc, fp, 0, 0], {}),
         # MX ops: baselines with fp16 tiles are refused; every hostile variant must be too
         "TMATMUL_MX": ([acc, left, left, right, right], {}),
         "TMATMUL_MX_ACC": ([acc, left, left, right, right], {}),

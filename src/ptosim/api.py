@@ -9,6 +9,7 @@ from .errors import NotImplementedOpError, PtoTypeError, api_guard
 from .isa import GENERATED, OpSpec, planned_methods
 from .isa.planned import planned_tile_methods
 from .ops.legacy import LegacyOps
+from .tile.acc_fp import textract_fp, tinsert_fp, tmov_fp, tstore_fp
 from .tile.ops import TileOps
 from .tile.shape import tget_scale_addr, treshape, tsubview
 from .tile.vector import method as tile_vector_method
@@ -75,6 +76,11 @@ for _spec in GENERATED:
 Machine.TRESHAPE = treshape  # type: ignore[attr-defined]
 Machine.TSUBVIEW = tsubview  # type: ignore[attr-defined]
 Machine.TGET_SCALE_ADDR = tget_scale_addr  # type: ignore[attr-defined]
+# the Acc exits with vector pre-quantisation from a Scaling tile
+Machine.TSTORE_FP = tstore_fp  # type: ignore[attr-defined]
+Machine.TMOV_FP = tmov_fp  # type: ignore[attr-defined]
+Machine.TEXTRACT_FP = textract_fp  # type: ignore[attr-defined]
+Machine.TINSERT_FP = tinsert_fp  # type: ignore[attr-defined]
 
 
 def _guard_public_methods(cls: type) -> None:

@@ -123,6 +123,10 @@ class Target:
     # TPOW / TPOWS: exp(ln(x) * y) with vln, vmul(s), vexp and scalar fix-ups, integers by
     # scalar squaring (A2A3 TPow.hpp); else a5's own register polynomials (not modelled)
     tpow_ln_exp: bool = False
+    # the _FP overloads' vector pre-quant mode per (Acc type, destination type): to GM and
+    # on chip (Mat / Vec); pto-isa GetVectorPreQuantModeGm / GetVectorPreQuantMode
+    vector_quant_gm: dict[tuple[str, str], str] = field(default_factory=dict)
+    vector_quant_chip: dict[tuple[str, str], str] = field(default_factory=dict)
     # TADDDEQRELU staged in place: tmp, src0 and src1 are overwritten (A2A3 TAddDeqRelu.hpp)
     adddeqrelu_in_place: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
@@ -151,6 +155,16 @@ _ACC_ANY = ("NZ", "ND", "DN")
 # a2a3 vector tile ops accept fewer element types than a5 (the static_asserts of pto-isa
 # include/pto/npu/a2a3/T<Op>.hpp; ops not listed: the a5 list).
 _A2_BASIC = frozenset({"f16", "f32", "i16", "i32"})
+_VQ_A2A3 = {("f32", "i8"): "qf322b8_pre_vec", ("f32", "ui8"): "qf322b8_pre_vec",
+            ("i32", "i8"): "req8_vec", ("i32", "ui8"): "req8_vec", ("i32", "f16"): "deqf16_vec",
+            ("i32", "i16"): "deqs16_vec"}
+_VQ_A5_CHIP = {("f32", "i8"): "qf322b8_pre_vec", ("f32", "ui8"): "qf322b8_pre_vec",
+               ("f32", "hif8"): "qf322hif8_pre_vec", ("f32", "f16"): "qf322f16_pre_vec",
+               ("f32", "bf16"): "qf322bf16_pre_vec", ("f32", "f8E4M3FN"): "qf322fp8_pre_vec",
+               ("i32", "i8"): "req8_vec", ("i32", "ui8"): "req8_vec",
+               ("i32", "f16"): "deqf16_vec", ("i32", "bf16"): "qs322bf16_pre_vec"}
+_VQ_A5_GM = {**_VQ_A5_CHIP, ("f32", "f32"): "qf322f32_pre_vec"}
+
 _A2A3_VECTOR_DTYPES: dict[str, frozenset[str]] = {
     **{op: _A2_BASIC for op in ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs",
                                 "tmuls", "tdivs", "tmaxs", "tmins", "trowsum", "trowmax",
@@ -197,6 +211,8 @@ A2A3 = Target(
     tcvt_pairs=TCVT_PAIRS_A2A3,
     tpartarg_src0_ge=True,
     adddeqrelu_in_place=True,
+    vector_quant_gm=_VQ_A2A3,
+    vector_quant_chip=_VQ_A2A3,
     tpow_ln_exp=True,
     vec_block_copies=True,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
@@ -208,6 +224,8 @@ A5 = Target(
     tgather_cmp=True,
     ttri_unclamped=True,
     vcpadd_flat_tiles=True,
+    vector_quant_gm=_VQ_A5_GM,
+    vector_quant_chip=_VQ_A5_CHIP,
     addreluconv_composed=True,
     ttrans_row_blocks=True,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,

@@ -1,0 +1,102 @@
+"""The ``_FP`` overloads of the Acc exits (TSTORE_FP, TMOV_FP, TEXTRACT_FP, TINSERT_FP):
+the same FIXPIPE writeback as TSTORE / TMOV / TEXTRACT / TINSERT, with the vector
+pre-quantisation whose per-channel words come from ``fp``, a Scaling tile (FB). The mode
+is the target's choice for the (accumulator, destination) element types (pto-isa
+``GetVectorPreQuantModeGm`` for GM, ``GetVectorPreQuantMode`` on chip); FIXPIPE's own
+rules (ptosim.ops.fixpipe) then apply, so a mode ptosim does not implement says so.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DtypeError, PtoTypeError, SpaceError
+from .tensor import GlobalTensor
+from .tile import Tile
+
+if TYPE_CHECKING:
+    from .ops import TileOps
+
+
+def _canon(name: str) -> str:
+    return name[1:] if name in ("si8", "si16", "si32") else name
+
+
+def vector_mode(m: TileOps, op: str, acc: Tile, dst_dtype: str, to_gm: bool) -> str:
+    table = m.target.vector_quant_gm if to_gm else m.target.vector_quant_chip
+    pair = (_canon(acc.dtype.name), _canon(dst_dtype))
+    mode = table.get(pair)
+    if mode is None:
+        pairs = ", ".join(f"{a} -> {b}" for a, b in sorted(table))
+        raise DtypeError(f"no vector quantisation for {pair[0]} -> {pair[1]} on "
+                         f"{m.target.name} (pairs: {pairs})", op=op, operand="fp")
+    return mode
+
+
+def _payload(op: str, fp: object) -> Any:
+    if not isinstance(fp, Tile):
+        raise PtoTypeError(f"fp must be a Tile, got {type(fp).__name__}", op=op, operand="fp")
+    if fp.tile_type != "Scaling":
+        raise SpaceError(f"fp must be a Scaling tile (FB), got {fp.tile_type}", op=op,
+                         operand="fp")
+    return fp.ptr.cast("f32")            # FIXPIPE reads its 64-bit words from there
+
+
+def tstore_fp(m: TileOps, g: GlobalTensor, src: Tile, fp: Tile, *,
+              pre_relu: tuple | None = None, atomic: str | tuple[str, str] | None = None
+              ) -> None:
+    """``TSTORE_FP(dst, src, fp)``: TSTORE of an Acc tile with vector pre-quantisation."""
+    op = "TSTORE_FP"
+    payload = _payload(op, fp)
+    _acc(op, src)
+    if not isinstance(g, GlobalTensor):
+        raise PtoTypeError(f"dst must be a GlobalTensor, got {type(g).__name__}", op=op,
+                           operand="dst")
+    mode = vector_mode(m, op, src, g.ptr.dtype.name, to_gm=True)
+    m.TSTORE(g, src, pre_quant=(payload, mode), pre_relu=pre_relu, atomic=atomic)
+
+
+def tmov_fp(m: TileOps, dst: Tile, src: Tile, fp: Tile, *, mode: str | None = None,
+            pre_relu: tuple | None = None) -> None:
+    """``TMOV_FP(dst, src, fp)``: TMOV Acc -> Mat / Vec with vector pre-quantisation."""
+    op = "TMOV_FP"
+    payload = _payload(op, fp)
+    _acc(op, src)
+    quant = vector_mode(m, op, src, _dst_type(op, dst), to_gm=False)
+    m.TMOV(dst, src, mode=mode, pre_quant=(payload, quant), pre_relu=pre_relu)
+
+
+def textract_fp(m: TileOps, dst: Tile, src: Tile, fp: Tile, r0: int, c0: int, *,
+                mode: str | None = None, pre_relu: tuple | None = None) -> None:
+    """``TEXTRACT_FP(dst, src, fp, indexRow, indexCol)``."""
+    op = "TEXTRACT_FP"
+    payload = _payload(op, fp)
+    _acc(op, src)
+    quant = vector_mode(m, op, src, _dst_type(op, dst), to_gm=False)
+    m.TEXTRACT(dst, src, r0, c0, mode=mode, pre_quant=(payload, quant), pre_relu=pre_relu)
+
+
+def tinsert_fp(m: TileOps, dst: Tile, src: Tile, fp: Tile, r0: int, c0: int, *,
+               mode: str | None = None, pre_relu: tuple | None = None) -> None:
+    """``TINSERT_FP(dst, src, fp, indexRow, indexCol)``."""
+    op = "TINSERT_FP"
+    payload = _payload(op, fp)
+    _acc(op, src)
+    quant = vector_mode(m, op, src, _dst_type(op, dst), to_gm=False)
+    m.TINSERT(dst, src, r0, c0, mode=mode, pre_quant=(payload, quant), pre_relu=pre_relu)
+
+
+def _acc(op: str, src: object) -> None:
+    if not isinstance(src, Tile):
+        raise PtoTypeError(f"src must be a Tile, got {type(src).__name__}", op=op,
+                           operand="src")
+    if src.tile_type != "Acc":
+        raise SpaceError(f"src must be an Acc tile, got {src.tile_type}", op=op,
+                         operand="src")
+
+
+def _dst_type(op: str, dst: object) -> str:
+    if not isinstance(dst, Tile):
+        raise PtoTypeError(f"dst must be a Tile, got {type(dst).__name__}", op=op,
+                           operand="dst")
+    return dst.dtype.name
