@@ -11,6 +11,7 @@ import pytest
 
 import ptosim
 from ptosim.kernel import Kernel
+from tile_helpers import tile_buf, vec_kernel
 
 TARGETS = ("a5", "a2a3")
 
@@ -162,33 +163,7 @@ def test_rules() -> None:
         a2.TFUSEDMULADDRELU(*[a2.tile("Vec", "bf16", 8, 16) for _ in range(3)])
 
 
-KERNEL = """
-module attributes {{pto.target_arch = "a5"}} {{
-  func.func @k(%g: !pto.ptr<f32, gm>) attributes {{pto.aicore, pto.kernel_kind = #pto.kernel_kind<vector>}} {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    %s = arith.constant 0.5 : f32
-    %v = pto.make_tensor_view %g, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
-    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
-    %a = pto.alloc_tile : {t}
-    %b = pto.alloc_tile : {t}
-    %d = pto.alloc_tile : {t}
-    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%a : {t})
-    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%b : {t})
-    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%d : {t})
-    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    {body}
-    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.tstore ins(%d : {t}) outs(%p : !pto.partition_tensor_view<16x16xf32>)
-    return
-  }}
-}}
-"""
-TILE = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, "
-        "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+TILE = tile_buf("f32", 16, 16)
 
 
 @pytest.mark.parametrize("body, golden", [
@@ -196,13 +171,18 @@ TILE = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16,
     ("pto.tmuladddst ins(%a, %b : {t}, {t}) outs(%d : {t})", lambda x: x * x + x),
     ("pto.tsubrelu ins(%a, %s : {t}, {t}) outs(%d : {t})".replace("%s", "%b"),
      lambda x: np.zeros_like(x)),
-    ("pto.taddsc ins(%a, %s, %b : {t}, f32, {t}) outs(%d : {t})", lambda x: x + 0.5 + x),
-    ("pto.tsubsc ins(%a, %s, %b : {t}, f32, {t}) outs(%d : {t})", lambda x: x - 0.5 + x),
+    ("%s = arith.constant 0.5 : f32\n    pto.taddsc ins(%a, %s, %b : {t}, f32, {t}) outs(%d : {t})",
+     lambda x: x + 0.5 + x),
+    ("%s = arith.constant 0.5 : f32\n    pto.tsubsc ins(%a, %s, %b : {t}, f32, {t}) outs(%d : {t})",
+     lambda x: x - 0.5 + x),
 ])
 def test_pto_text_forms(body: str, golden: object) -> None:
     """The DPS forms (PTOAS's for taddsc / tsubsc; the manual's for the others), on small
     integers where every rounding is exact."""
-    text = KERNEL.format(t=TILE, body=body.format(t=TILE))
+    text = vec_kernel(body.format(t=TILE), target="a5", params="%g: !pto.ptr<f32, gm>",
+                      views={"p": ("g", "f32", 16, 16)},
+                      tiles={"a": TILE, "b": TILE, "d": TILE},
+                      loads=[("p", "a"), ("p", "b"), ("p", "d")], stores=[("d", "p")])
     x = (np.arange(256, dtype=np.float32) % 9 - 4).reshape(16, 16)
     res = Kernel.from_text(text, "k.pto").run({"g": x.copy()})
     assert res.findings == []

@@ -8,6 +8,7 @@ import pytest
 
 import ptosim
 from ptosim.kernel import Kernel
+from tile_helpers import tile_buf, vec_kernel
 
 POISON = 0xCD
 
@@ -91,35 +92,16 @@ def test_rules() -> None:
         m.TPAIRREDUCESUM(m.tile("Vec", "f32", 8, 16), m.tile("Vec", "f16", 8, 16))
 
 
-KERNEL = """
-module attributes {{pto.target_arch = "a2a3"}} {{
-  func.func @k(%g: !pto.ptr<f32, gm>) attributes {{pto.aicore, pto.kernel_kind = #pto.kernel_kind<vector>}} {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    %v = pto.make_tensor_view %g, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
-    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
-    %a = pto.alloc_tile : {t}
-    %d = pto.alloc_tile : {t}
-    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%a : {t})
-    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%d : {t})
-    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    pto.tpairreducesum ins(%a : {t}) outs(%d : {t})
-    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.tstore ins(%d : {t}) outs(%p : !pto.partition_tensor_view<16x16xf32>)
-    return
-  }}
-}}
-"""
-TILE = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, "
-        "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+TILE = tile_buf("f32", 16, 16)
 
 
 def test_pto_form() -> None:
     x = (np.arange(256, dtype=np.float32) % 11 - 5).reshape(16, 16)
-    res = Kernel.from_text(KERNEL.format(t=TILE), "k.pto").run({"g": x.copy()})
+    text = vec_kernel(f"pto.tpairreducesum ins(%a : {TILE}) outs(%d : {TILE})",
+                      target="a2a3", params="%g: !pto.ptr<f32, gm>",
+                      views={"p": ("g", "f32", 16, 16)}, tiles={"a": TILE, "d": TILE},
+                      loads=[("p", "a"), ("p", "d")], stores=[("d", "p")])
+    res = Kernel.from_text(text, "k.pto").run({"g": x.copy()})
     assert res.findings == []
     want = x.copy()
     want[:, :8] = _pairs(x)                     # a2a3: row by row, the rest as loaded

@@ -11,6 +11,7 @@ import pytest
 
 import ptosim
 from ptosim.kernel import Kernel
+from tile_helpers import tile_buf, vec_kernel
 
 NP = {"i8": np.int8, "ui8": np.uint8, "i16": np.int16, "ui16": np.uint16, "i32": np.int32,
       "ui32": np.uint32, "f32": np.float32}
@@ -137,34 +138,16 @@ def test_rules() -> None:
         m.TPOWS(d, _tiles(m, "i32", 1)[0], 2.0, t)
 
 
-KERNEL = """
-module attributes {{pto.target_arch = "a2a3"}} {{
-  func.func @k(%g: !pto.ptr<i32, gm>) attributes {{pto.aicore, pto.kernel_kind = #pto.kernel_kind<vector>}} {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c8 = arith.constant 8 : index
-    %v = pto.make_tensor_view %g, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
-    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xi32> -> !pto.partition_tensor_view<1x8xi32>
-    %a = pto.alloc_tile : {t}
-    %t = pto.alloc_tile : {t}
-    %d = pto.alloc_tile : {t}
-    pto.tload ins(%p : !pto.partition_tensor_view<1x8xi32>) outs(%a : {t})
-    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    pto.tpow ins(%a, %a, %t : {t}, {t}, {t}) outs(%d : {t})
-    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.tstore ins(%d : {t}) outs(%p : !pto.partition_tensor_view<1x8xi32>)
-    return
-  }}
-}}
-"""
-TILE = ("!pto.tile_buf<loc=vec, dtype=i32, rows=1, cols=8, v_row=1, v_col=8, "
-        "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+TILE = tile_buf("i32", 1, 8)
 
 
 def test_pto_form() -> None:
     x = np.array([0, 1, 2, 3, 4, 5, -1, -2], np.int32)
-    res = Kernel.from_text(KERNEL.format(t=TILE), "k.pto").run({"g": x.copy()})
+    text = vec_kernel(f"pto.tpow ins(%a, %a, %t : {TILE}, {TILE}, {TILE}) outs(%d : {TILE})",
+                      target="a2a3", params="%g: !pto.ptr<i32, gm>",
+                      views={"p": ("g", "i32", 1, 8)},
+                      tiles={"a": TILE, "t": TILE, "d": TILE},
+                      loads=[("p", "a")], stores=[("d", "p")])
+    res = Kernel.from_text(text, "k.pto").run({"g": x.copy()})
     assert res.findings == []
     np.testing.assert_array_equal(res.outputs["g"], [_ipow(int(v), int(v)) for v in x])

@@ -8,6 +8,7 @@ import pytest
 
 import ptosim
 from ptosim.kernel import Kernel
+from tile_helpers import tile_buf, vec_kernel
 
 SHAPE = (4, 64)
 
@@ -116,38 +117,12 @@ def test_rules() -> None:
         m.TADDDEQRELU(*_tiles(m, "f16", "i16", "i32"), 1.0, *_tiles(m, "i32"))
 
 
-KERNEL = """
-module attributes {{pto.target_arch = "a5"}} {{
-  func.func @k(%g: !pto.ptr<f32, gm>, %o: !pto.ptr<f16, gm>) attributes {{pto.aicore, pto.kernel_kind = #pto.kernel_kind<vector>}} {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    %v = pto.make_tensor_view %g, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
-    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
-    %w = pto.make_tensor_view %o, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf16>
-    %q = pto.partition_view %w, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<16x16xf16>
-    %a = pto.alloc_tile : {t}
-    %d = pto.alloc_tile : {h}
-    pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%a : {t})
-    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
-    pto.taddreluconv ins(%a, %a : {t}, {t}) outs(%d : {h})
-    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.tstore ins(%d : {h}) outs(%q : !pto.partition_tensor_view<16x16xf16>)
-    return
-  }}
-}}
-"""
-
-
-def _tile_type(dt: str) -> str:
-    return (f"!pto.tile_buf<loc=vec, dtype={dt}, rows=16, cols=16, v_row=16, v_col=16, "
-            "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
-
-
 def test_pto_form() -> None:
-    text = KERNEL.format(t=_tile_type("f32"), h=_tile_type("f16"))
+    t, h = tile_buf("f32", 16, 16), tile_buf("f16", 16, 16)
+    text = vec_kernel(f"pto.taddreluconv ins(%a, %a : {t}, {t}) outs(%d : {h})", target="a5",
+                      params="%g: !pto.ptr<f32, gm>, %o: !pto.ptr<f16, gm>",
+                      views={"p": ("g", "f32", 16, 16), "q": ("o", "f16", 16, 16)},
+                      tiles={"a": t, "d": h}, loads=[("p", "a")], stores=[("d", "q")])
     x = (np.arange(256, dtype=np.float32) - 128) * 0.75
     res = Kernel.from_text(text, "k.pto").run({"g": x.copy(), "o": np.zeros(256, np.float16)})
     assert res.findings == []

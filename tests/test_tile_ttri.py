@@ -8,6 +8,7 @@ import pytest
 
 import ptosim
 from ptosim.kernel import Kernel
+from tile_helpers import tile_buf, vec_kernel
 
 POISON = 0xCD
 
@@ -105,31 +106,17 @@ def test_rules() -> None:
         a5.TTRI(a5.tile("Vec", "i64", 2, 80), 0)
 
 
-KERNEL = """
-module attributes {{pto.target_arch = "a5"}} {{
-  func.func @k(%g: !pto.ptr<i32, gm>, %diag: i32) attributes {{pto.aicore, pto.kernel_kind = #pto.kernel_kind<vector>}} {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    %v = pto.make_tensor_view %g, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xi32>
-    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xi32> -> !pto.partition_tensor_view<16x16xi32>
-    %d = pto.alloc_tile : {t}
-    pto.ttri ins(%diag{attr} : i32) outs(%d : {t})
-    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
-    pto.tstore ins(%d : {t}) outs(%p : !pto.partition_tensor_view<16x16xi32>)
-    return
-  }}
-}}
-"""
-TILE = ("!pto.tile_buf<loc=vec, dtype=i32, rows=16, cols=16, v_row=16, v_col=16, "
-        "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+TILE = tile_buf("i32", 16, 16)
 
 
 @pytest.mark.parametrize("attr, upper", [("", 0), (" {upperOrLower = 1 : i32}", 1),
                                          (" {upperOrLower = 0 : i32}", 0)])
 def test_pto_ttri(attr: str, upper: int) -> None:
-    k = Kernel.from_text(KERNEL.format(t=TILE, attr=attr), "k.pto")
+    text = vec_kernel(f"pto.ttri ins(%diag{attr} : i32) outs(%d : {TILE})", target="a5",
+                      params="%g: !pto.ptr<i32, gm>, %diag: i32",
+                      views={"p": ("g", "i32", 16, 16)}, tiles={"d": TILE},
+                      stores=[("d", "p")])
+    k = Kernel.from_text(text, "k.pto")
     res = k.run({"g": np.zeros(256, np.int32), "diag": -2})
     assert res.findings == []
     np.testing.assert_array_equal(np.asarray(res.outputs["g"]).reshape(16, 16),

@@ -85,3 +85,40 @@ def matmul_to_acc(m, name, acc, M, K, N, bias_name=None, window=None):
         m.TMATMUL_BIAS(accum, left, right, tb)
         want = want + bias.astype(np.float64)
     return accum, want
+
+
+def tile_buf(dt, rows, cols):
+    """A `.pto` Vec ND tile type, fully valid."""
+    return (f"!pto.tile_buf<loc=vec, dtype={dt}, rows={rows}, cols={cols}, v_row={rows}, "
+            f"v_col={cols}, blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+
+
+def vec_kernel(body, *, target, params, views, tiles, loads=(), stores=()):
+    """A one-function vector kernel around ``body``: GM views (name -> (pointer parameter,
+    dtype, rows, cols)), alloc_tile tiles (name -> type), TLOADs (view, tile) before and
+    TSTOREs (tile, view) after, each side ordered by a flag pair."""
+    lines = ["%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index"]
+    dims = sorted({n for _, _, r, c in views.values() for n in (r, c)})
+    lines += [f"%d{n} = arith.constant {n} : index" for n in dims]
+    kinds = {}
+    for name, (ptr, dt, r, c) in views.items():
+        part = f"!pto.partition_tensor_view<{r}x{c}x{dt}>"
+        kinds[name] = part
+        lines += [f"%v{name} = pto.make_tensor_view %{ptr}, shape = [%d{r}, %d{c}], strides = "
+                  f"[%d{c}, %c1] : !pto.tensor_view<?x?x{dt}>",
+                  f"%{name} = pto.partition_view %v{name}, offsets = [%c0, %c0], sizes = "
+                  f"[%d{r}, %d{c}] : !pto.tensor_view<?x?x{dt}> -> {part}"]
+    lines += [f"%{name} = pto.alloc_tile : {t}" for name, t in tiles.items()]
+    lines += [f"pto.tload ins(%{v} : {kinds[v]}) outs(%{t} : {tiles[t]})" for v, t in loads]
+    if loads:
+        lines += ['pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]',
+                  'pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]']
+    lines.append(body)
+    if stores:
+        lines += ['pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]',
+                  'pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]']
+    lines += [f"pto.tstore ins(%{t} : {tiles[t]}) outs(%{v} : {kinds[v]})" for t, v in stores]
+    inner = "\n    ".join(lines)
+    return (f'module attributes {{pto.target_arch = "{target}"}} {{\n'
+            f"  func.func @k({params}) attributes {{pto.aicore, "
+            f"pto.kernel_kind = #pto.kernel_kind<vector>}} {{\n    {inner}\n    return\n  }}\n}}\n")

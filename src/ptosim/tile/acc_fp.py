@@ -8,6 +8,7 @@ rules (ptosim.ops.fixpipe) then apply, so a mode ptosim does not implement says 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DtypeError, PtoTypeError, SpaceError
@@ -69,21 +70,21 @@ def tmov_fp(m: TileOps, dst: Tile, src: Tile, fp: Tile, *, mode: str | None = No
 def textract_fp(m: TileOps, dst: Tile, src: Tile, fp: Tile, r0: int, c0: int, *,
                 mode: str | None = None, pre_relu: tuple | None = None) -> None:
     """``TEXTRACT_FP(dst, src, fp, indexRow, indexCol)``."""
-    op = "TEXTRACT_FP"
-    payload = _payload(op, fp)
-    _acc(op, src)
-    quant = vector_mode(m, op, src, _dst_type(op, dst), to_gm=False)
-    m.TEXTRACT(dst, src, r0, c0, mode=mode, pre_quant=(payload, quant), pre_relu=pre_relu)
+    _window("TEXTRACT_FP", m.TEXTRACT, m, dst, src, fp, r0, c0, mode, pre_relu)
 
 
 def tinsert_fp(m: TileOps, dst: Tile, src: Tile, fp: Tile, r0: int, c0: int, *,
                mode: str | None = None, pre_relu: tuple | None = None) -> None:
     """``TINSERT_FP(dst, src, fp, indexRow, indexCol)``."""
-    op = "TINSERT_FP"
+    _window("TINSERT_FP", m.TINSERT, m, dst, src, fp, r0, c0, mode, pre_relu)
+
+
+def _window(op: str, plain: Callable[..., None], m: TileOps, dst: Tile, src: Tile, fp: Tile,
+            r0: int, c0: int, mode: str | None, pre_relu: tuple | None) -> None:
     payload = _payload(op, fp)
     _acc(op, src)
     quant = vector_mode(m, op, src, _dst_type(op, dst), to_gm=False)
-    m.TINSERT(dst, src, r0, c0, mode=mode, pre_quant=(payload, quant), pre_relu=pre_relu)
+    plain(dst, src, r0, c0, mode=mode, pre_quant=(payload, quant), pre_relu=pre_relu)
 
 
 def _acc(op: str, src: object) -> None:
