@@ -60,6 +60,8 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     acc = m.tile("Acc", "f32", 48, 64, valid=(40, 64))
     bias = m.tile("Bias", "f32", 1, 64, valid=(1, 64))
     fp = m.tile("Scaling", "ui64", 1, 64)
+    vleft = m.tile("Left", "f16", 1, 64, valid=(1, 50))          # a GEMV row
+    acc16 = m.tile("Acc", "f32", 16, 64, valid=(1, 64))
     vec = m.tile("Vec", "f16", 40, 64, valid=(40, 50))
     vec2 = m.tile("Vec", "f16", 40, 64, valid=(40, 50), addr=16384, pad="Zero")
     g = m.global_tensor(src, shape=(1, 1, 1, 40, 50), stride=(2000, 2000, 2000, 50, 1))
@@ -144,6 +146,8 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL_ACC": ([acc, left, right], {}),
         "TMATMUL_BIAS": ([acc, left, right, bias], {}),
         "TGET_SCALE_ADDR": ([m.tile("ScaleLeft", "e8m0", 48, 2), left], {}),
+        **{name: ([acc16, vleft, right, *([bias] if name == "TGEMV_BIAS" else [])], {})
+           for name in ("TGEMV", "TGEMV_ACC", "TGEMV_BIAS")},
         # the _FP exits: an f32 accumulator quantised to f16 with per-channel FB words
         "TSTORE_FP": ([m.global_tensor(m.gm_empty(40 * 64, "f16"), shape=(1, 1, 1, 40, 64),
                                        stride=(0, 0, 0, 64, 1)), acc, fp], {}),

@@ -28,7 +28,7 @@ from ..ops.mad import MadOps
 from .acc import AccOps
 from .mx import load_mx, move_scale, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
-from .tile import SPACE_OF, Tile, check_tile, matmul_shape, pad_element
+from .tile import SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
 
 _TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
 # (BLayout, SLayout) of a Left tile in the target's L0A layout (Target.l0a_layout)
@@ -736,6 +736,41 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                         scale_right: Tile, bias: Tile) -> None:
         """acc = the scaled product + bias (a one-row f32 Bias tile)."""
         tmatmul_mx(self, "TMATMUL_MX_BIAS", acc, left, scale_left, right, scale_right, bias)
+
+    def TGEMV(self, acc: Tile, left: Tile, right: Tile) -> None:
+        """acc[0, :n] = left[0, :k] . right (the cube's GEMV mode: m = 1, k and n from
+        right's valid shape; a one-row Left tile read as a contiguous row)."""
+        self._tgemv("TGEMV", acc, left, right, None)
+
+    def TGEMV_ACC(self, acc: Tile, left: Tile, right: Tile) -> None:
+        """acc[0, :n] += left[0, :k] . right (in acc's storage)."""
+        self._tgemv("TGEMV_ACC", acc, left, right, None)
+
+    def TGEMV_BIAS(self, acc: Tile, left: Tile, right: Tile, bias: Tile) -> None:
+        """acc[0, :n] = left[0, :k] . right + bias (a one-row Bias tile)."""
+        self._tgemv("TGEMV_BIAS", acc, left, right, bias)
+
+    def _tgemv(self, op: str, acc: Tile, left: Tile, right: Tile, bias: Tile | None) -> None:
+        roles = [("acc", acc, "Acc"), ("left", left, "Left"), ("right", right, "Right")]
+        check_roles(op, roles + ([("bias", bias, "Bias")] if bias is not None else []))
+        k, n = right.valid
+        if left.rows != 1 or left.valid != (1, k):
+            raise VerifyError(f"GEMV multiplies a one-row left tile with valid 1x{k} (right's "
+                              f"valid rows), got a {left.rows}x{left.cols} tile with valid "
+                              f"{left.valid[0]}x{left.valid[1]}", op=op, operand="left")
+        if (acc.rows, acc.cols) != (16, right.cols) or right.cols != align(n, 16):
+            raise VerifyError(f"mad writes one 16-row band of align16(n) columns: acc must be "
+                              f"16x{align(n, 16)} and right's cols {align(n, 16)}, got acc "
+                              f"{acc.rows}x{acc.cols}, right {right.rows}x{right.cols}",
+                              op=op, operand="acc")
+        with _lowered(op):                   # disable_gemv off: the GEMV path of mad
+            if op == "TGEMV":
+                self.mad(left.ptr, right.ptr, acc.ptr, 1, n, k)
+            elif op == "TGEMV_ACC":
+                self.mad_acc(left.ptr, right.ptr, acc.ptr, 1, n, k)
+            else:
+                assert bias is not None
+                self.mad_bias(left.ptr, right.ptr, acc.ptr, bias.ptr, 1, n, k)
 
     def _tmatmul(self, op: str, acc: Tile, left: Tile, right: Tile, bias: Tile | None) -> None:
         m, n, k = matmul_shape(op, acc, left, right, bias)

@@ -1,0 +1,85 @@
+"""TGEMV / TGEMV_ACC / TGEMV_BIAS: the cube's GEMV mode (m = 1, a one-row Left read as a
+contiguous row) against numpy's vector-matrix product, tiles filled through their own
+layouts' element maps; the shape rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ptosim
+
+
+def _put(m: ptosim.Machine, t: ptosim.Tile, x: np.ndarray) -> None:
+    """x (t's logical rows x cols) placed at t's layout offsets."""
+    full = np.zeros(t.rows * t.cols, t.dtype.np)
+    full[ptosim.tile_layout(t.name, t.rows, t.cols, t.dtype.name, t.fractal).offsets()] = x
+    m.write(t.ptr, full)
+
+
+def _row0(m: ptosim.Machine, acc: ptosim.Tile, n: int) -> np.ndarray:
+    flat = m.read(acc.ptr, acc.rows * acc.cols)
+    offs = ptosim.tile_layout(acc.name, acc.rows, acc.cols, acc.dtype.name,
+                              acc.fractal).offsets()
+    return flat[offs[0, :n]]
+
+
+def _operands(m: ptosim.Machine, k: int, n: int, seed: int, dt: str = "f16"):
+    rng = np.random.default_rng(seed)
+    np_t = {"f16": np.float16, "f32": np.float32, "i8": np.int8}[dt]
+    a = rng.integers(-4, 5, k).astype(np_t)
+    b = rng.integers(-4, 5, (k, n)).astype(np_t)
+    c0 = 32 // np.dtype(np_t).itemsize
+    kp, np_ = -(-k // c0) * c0, -(-n // 16) * 16
+    left = m.tile("Left", dt, 1, kp, valid=(1, k))
+    m.write(left.ptr, np.concatenate([a, np.zeros(kp - k, np_t)]))   # one contiguous row
+    right = m.tile("Right", dt, max(kp, 16), np_, valid=(k, n))
+    padded = np.zeros((right.rows, right.cols), np_t)
+    padded[:k, :n] = b
+    _put(m, right, padded)
+    acc = m.tile("Acc", "i32" if dt == "i8" else "f32", 16, np_, valid=(1, n))
+    return a, b, left, right, acc
+
+
+@pytest.mark.parametrize("target, k, n", [("a5", 40, 24), ("a5", 300, 60), ("a2a3", 16, 48)])
+def test_tgemv(target: str, k: int, n: int) -> None:
+    m = ptosim.Machine(target=target)
+    a, b, left, right, acc = _operands(m, k, n, seed=k)
+    m.TGEMV(acc, left, right)
+    want = a.astype(np.float64) @ b.astype(np.float64)          # small integers: exact
+    np.testing.assert_array_equal(_row0(m, acc, n), want.astype(np.float32))
+
+
+def test_tgemv_int8() -> None:
+    m = ptosim.Machine(target="a5")
+    a, b, left, right, acc = _operands(m, 64, 32, seed=3, dt="i8")
+    m.TGEMV(acc, left, right)
+    np.testing.assert_array_equal(_row0(m, acc, 32), a.astype(np.int64) @ b.astype(np.int64))
+
+
+def test_tgemv_acc_and_bias() -> None:
+    m = ptosim.Machine(target="a5")
+    a, b, left, right, acc = _operands(m, 40, 24, seed=5)
+    prod = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    m.TGEMV(acc, left, right)
+    m.TGEMV_ACC(acc, left, right)
+    np.testing.assert_array_equal(_row0(m, acc, 24), 2 * prod)
+    bias = m.tile("Bias", "f32", 1, 32, valid=(1, 24))
+    bv = np.arange(32, dtype=np.float32) - 10
+    m.write(bias.ptr, bv)
+    m.TGEMV_BIAS(acc, left, right, bias)
+    np.testing.assert_array_equal(_row0(m, acc, 24), prod + bv[:24])
+
+
+def test_rules() -> None:
+    m = ptosim.Machine(target="a5")
+    _, _, left, right, acc = _operands(m, 40, 24, seed=1)
+    tall = m.tile("Left", "f16", 16, 48, valid=(1, 40))
+    with pytest.raises(ptosim.VerifyError, match="TGEMV: GEMV multiplies a one-row left tile "
+                                                 "with valid 1x40"):
+        m.TGEMV(acc, tall, right)
+    with pytest.raises(ptosim.VerifyError, match="TGEMV: mad writes one 16-row band of "
+                                                 "align16\\(n\\) columns: acc must be 16x32"):
+        m.TGEMV(m.tile("Acc", "f32", 32, 32), left, right)
+    with pytest.raises(ptosim.SpaceError, match="right must be a Right tile"):
+        m.TGEMV(acc, left, left)
