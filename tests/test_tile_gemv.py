@@ -83,3 +83,61 @@ def test_rules() -> None:
         m.TGEMV(m.tile("Acc", "f32", 32, 32), left, right)
     with pytest.raises(ptosim.SpaceError, match="right must be a Right tile"):
         m.TGEMV(acc, left, left)
+
+
+MAT_A = "!pto.tile_buf<mat, 16x64xf16, blayout=col_major, slayout=row_major, valid=1x64>"
+MAT_B = "!pto.tile_buf<mat, 64x32xf16, blayout=col_major, slayout=row_major>"
+LEFT = "!pto.tile_buf<left, 1x64xf16, blayout=col_major, slayout=row_major>"
+RIGHT = "!pto.tile_buf<right, 64x32xf16, slayout=col_major>"
+ACC = ("!pto.tile_buf<acc, 16x32xf32, blayout=col_major, slayout=row_major, fractal=1024, "
+       "valid=1x32>")
+GEMV = f"""module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%a: !pto.ptr<f16>, %b: !pto.ptr<f16>, %c: !pto.ptr<f32>) attributes {{pto.aicore}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %av = pto.make_tensor_view %a, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<1x64xf16>
+    %ap = pto.partition_view %av, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<1x64xf16>
+    %bv = pto.make_tensor_view %b, shape = [%c64, %c32], strides = [%c32, %c1] : !pto.tensor_view<64x32xf16>
+    %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%c64, %c32] : !pto.tensor_view<64x32xf16>
+    %cv = pto.make_tensor_view %c, shape = [%c1, %c32], strides = [%c32, %c1] : !pto.tensor_view<1x32xf32>
+    %cp = pto.partition_view %cv, offsets = [%c0, %c0], sizes = [%c1, %c32] : !pto.tensor_view<1x32xf32>
+    %ma = pto.alloc_tile : {MAT_A}
+    %mb = pto.alloc_tile : {MAT_B}
+    %l = pto.alloc_tile : {LEFT}
+    %r = pto.alloc_tile : {RIGHT}
+    %acc = pto.alloc_tile : {ACC}
+    pto.tload ins(%ap : !pto.partition_tensor_view<1x64xf16>) outs(%ma : {MAT_A})
+    pto.tload ins(%bp : !pto.partition_tensor_view<64x32xf16>) outs(%mb : {MAT_B})
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE1", "EVENT_ID0"]
+    pto.textract ins(%ma, %c0, %c0 : {MAT_A}, index, index) outs(%l : {LEFT})
+    pto.tmov ins(%mb : {MAT_B}) outs(%r : {RIGHT})
+    pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]
+    {{body}}
+    pto.set_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.wait_flag["PIPE_M", "PIPE_FIX", "EVENT_ID0"]
+    pto.tstore ins(%acc : {ACC}) outs(%cp : !pto.partition_tensor_view<1x32xf32>)
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("body, factor", [
+    (f"pto.tgemv ins(%l, %r : {LEFT}, {RIGHT}) outs(%acc : {ACC})", 1),
+    (f"pto.tgemv ins(%l, %r : {LEFT}, {RIGHT}) outs(%acc : {ACC})\n    "
+     f"pto.tgemv.acc ins(%acc, %l, %r : {ACC}, {LEFT}, {RIGHT}) outs(%acc : {ACC})", 2),
+])
+def test_pto_tgemv(body: str, factor: int) -> None:
+    from ptosim.kernel import Kernel
+    rng = np.random.default_rng(9)
+    a = rng.integers(-4, 5, 64).astype(np.float16)
+    b = rng.integers(-4, 5, (64, 32)).astype(np.float16)
+    k = Kernel.from_text(GEMV.replace("{body}", body), "gemv.pto")
+    res = k.run({"a": a, "b": b.ravel(), "c": np.zeros(32, np.float32)})
+    assert res.findings == []
+    want = factor * (a.astype(np.float64) @ b.astype(np.float64))
+    np.testing.assert_array_equal(res.outputs["c"], want.astype(np.float32))

@@ -178,6 +178,9 @@ from .tile_ops import (
                          TFillPadExpandOp,
                          TFillPadInplaceOp,
                          TFillPadOp,
+                         TGemvAccOp,
+                         TGemvBiasOp,
+                         TGemvOp,
                          TileBufAddrOp,
                          TileOp,
                          TInsertOp,
@@ -217,7 +220,8 @@ __all__ = [
     "TILE_OPS", "TileOp", "TileBufType", "TensorViewType", "PartitionTensorViewType",
     "LayoutAttr", "tile_info", "view_info", "is_tile_type", "is_view_type", "constant_int",
     "MakeTensorViewOp", "PartitionViewOp", "AllocTileOp", "TileBufAddrOp", "TLoadOp",
-    "TStoreOp", "TMovOp", "TMatmulOp", "TMatmulAccOp", "TMatmulBiasOp", "TExtractOp",
+    "TStoreOp", "TMovOp", "TMatmulOp", "TMatmulAccOp", "TMatmulBiasOp", "TGemvOp",
+    "TGemvAccOp", "TGemvBiasOp", "TExtractOp",
     "TInsertOp", "TFillPadOp", "TFillPadExpandOp", "TFillPadInplaceOp",
 ]
 

@@ -15,6 +15,7 @@
     pto.tmatmul ins(%a, %b : TB, TB) outs(%c : TB)
     pto.tmatmul.acc ins(%c_in, %a, %b : TB, TB, TB) outs(%c : TB)
     pto.tmatmul.bias ins(%a, %b, %bias : TB, TB, TB) outs(%c : TB)
+    pto.tgemv[.acc|.bias] ins(...) outs(%c : TB)   (the same operands, GEMV mode)
     pto.textract ins(%src, %row, %col : TB, index, index) outs(%dst : TB)
     pto.tinsert ins(%src, %row, %col : TB, index, index) outs(%dst : TB)
     pto.tfillpad | pto.tfillpad_expand | pto.tfillpad_inplace ins(%src : TB) outs(%dst : TB)
@@ -685,6 +686,50 @@ class TMatmulBiasOp(TileOp):
     dst = operand_def()
 
 
+@irdl_op_definition
+class TGemvOp(TileOp):
+    """dst[0] = lhs (one row) x rhs: the cube's GEMV mode (PTOAS ``pto.tgemv``)."""
+
+    name = "pto.tgemv"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = TMatmulOp.SLOTS
+    CALL: ClassVar[tuple[str, ...]] = TMatmulOp.CALL
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+
+    lhs = operand_def()
+    rhs = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TGemvAccOp(TileOp):
+    """dst[0] = acc_in[0] + lhs x rhs (``acc_in`` handled as `TMatmulAccOp`'s)."""
+
+    name = "pto.tgemv.acc"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = TMatmulAccOp.SLOTS
+    CALL: ClassVar[tuple[str, ...]] = TMatmulAccOp.CALL
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+
+    acc_in = operand_def()
+    lhs = operand_def()
+    rhs = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TGemvBiasOp(TileOp):
+    """dst[0] = lhs x rhs + bias."""
+
+    name = "pto.tgemv.bias"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = TMatmulBiasOp.SLOTS
+    CALL: ClassVar[tuple[str, ...]] = TMatmulBiasOp.CALL
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+
+    lhs = operand_def()
+    rhs = operand_def()
+    bias = operand_def()
+    dst = operand_def()
+
+
 class _Window(TileOp):
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("row", "int"),
                                                     ("col", "int"), ("dst", "tile"))
@@ -749,7 +794,8 @@ class TFillPadInplaceOp(_FillPad):
 
 
 TILE_OPS: tuple[type[TileOp], ...] = (
-    TLoadOp, TStoreOp, TMovOp, TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TExtractOp,
+    TLoadOp, TStoreOp, TMovOp, TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TGemvOp, TGemvAccOp,
+    TGemvBiasOp, TExtractOp,
     TInsertOp, TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp,
 )
 VIEW_OPS = (MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp)

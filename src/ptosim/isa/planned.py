@@ -29,9 +29,6 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 
 MANUAL: tuple[PlannedOp, ...] = (
     _op("TPACK", "vector tile"),
-    _op("TGEMV", "cube tile", "pto.tgemv", method=False),      # Python: implemented
-    _op("TGEMV_ACC", "cube tile", "pto.tgemv.acc", method=False),
-    _op("TGEMV_BIAS", "cube tile", "pto.tgemv.bias", method=False),
     _op("TGEMV_MX", "cube tile", "pto.tgemv.mx", "pto.tgemv.mx.acc", "pto.tgemv.mx.bias"),
     _op("TMATMUL_MX", "cube tile", "pto.tmatmul.mx", "pto.tmatmul.mx.acc",
         "pto.tmatmul.mx.bias", method=False),

@@ -40,6 +40,11 @@ def _tmatmul_work(args: Args) -> tuple[int, int]:
     return 2 * m * n * k, args[1].dtype.size
 
 
+def _tgemv_work(args: Args) -> tuple[int, int]:
+    k, n = args[2].valid                         # m = 1: k x n from the right tile
+    return 2 * n * k, args[1].dtype.size
+
+
 def _role(x: Any) -> str | None:
     return getattr(x, "tile_type", None)        # Tiles have one; GlobalTensors do not
 
@@ -147,6 +152,9 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _tile("tmatmul", "TMATMUL", "M", _tmatmul_work),
     _tile("tmatmul.acc", "TMATMUL_ACC", "M", _tmatmul_work),
     _tile("tmatmul.bias", "TMATMUL_BIAS", "M", _tmatmul_work),
+    _tile("tgemv", "TGEMV", "M", _tgemv_work),
+    _tile("tgemv.acc", "TGEMV_ACC", "M", _tgemv_work),
+    _tile("tgemv.bias", "TGEMV_BIAS", "M", _tgemv_work),
     _tile("tfillpad", "TFILLPAD", "V"),
     _tile("tfillpad_expand", "TFILLPAD", "V"),
     _tile("tfillpad_inplace", "TFILLPAD", "V"),
