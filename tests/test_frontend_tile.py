@@ -239,7 +239,15 @@ def test_kernels_round_trip(text):
 
 
 def test_every_tile_op_appears_in_the_kernels():
-    seen = {type(op) for text in (VEC, CUBE, DYNAMIC) for op in parse_module(text).walk()}
+    from test_tile_gemv import ACC, GEMV, LEFT, RIGHT
+    bias = "!pto.tile_buf<bias, 1x32xf32>"
+    gemv = GEMV.replace("{body}", (
+        f"%bias = pto.alloc_tile : {bias}\n"
+        f"pto.tgemv ins(%l, %r : {LEFT}, {RIGHT}) outs(%acc : {ACC})\n"
+        f"pto.tgemv.acc ins(%acc, %l, %r : {ACC}, {LEFT}, {RIGHT}) outs(%acc : {ACC})\n"
+        f"pto.tgemv.bias ins(%l, %r, %bias : {LEFT}, {RIGHT}, {bias}) outs(%acc : {ACC})"))
+    seen = {type(op) for text in (VEC, CUBE, DYNAMIC, gemv)
+            for op in parse_module(text).walk()}
     assert set(TILE_OPS) <= seen
     assert {MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp} <= seen
 
