@@ -241,11 +241,20 @@ def test_kernels_round_trip(text):
 def test_every_tile_op_appears_in_the_kernels():
     from test_tile_gemv import ACC, GEMV, LEFT, RIGHT
     bias = "!pto.tile_buf<bias, 1x32xf32>"
+    fp, vec = "!pto.tile_buf<scaling, 1x32xui64>", "!pto.tile_buf<vec, 16x32xf16>"
     gemv = GEMV.replace("{body}", (
         f"%bias = pto.alloc_tile : {bias}\n"
         f"pto.tgemv ins(%l, %r : {LEFT}, {RIGHT}) outs(%acc : {ACC})\n"
         f"pto.tgemv.acc ins(%acc, %l, %r : {ACC}, {LEFT}, {RIGHT}) outs(%acc : {ACC})\n"
-        f"pto.tgemv.bias ins(%l, %r, %bias : {LEFT}, {RIGHT}, {bias}) outs(%acc : {ACC})"))
+        f"pto.tgemv.bias ins(%l, %r, %bias : {LEFT}, {RIGHT}, {bias}) outs(%acc : {ACC})\n"
+        f"%fp = pto.alloc_tile : {fp}\n%vec = pto.alloc_tile : {vec}\n"
+        f"pto.tmov.fp ins(%acc, %fp : {ACC}, {fp}) outs(%vec : {vec})\n"
+        f"pto.textract_fp ins(%acc, %fp, %c0, %c0 : {ACC}, {fp}, index, index) "
+        f"outs(%vec : {vec})\n"
+        f"pto.tinsert_fp ins(%acc, %fp, %c0, %c0 : {ACC}, {fp}, index, index) "
+        f"outs(%vec : {vec})\n"
+        f"pto.tstore_fp ins(%acc, %fp : {ACC}, {fp}) "
+        f"outs(%cp : !pto.partition_tensor_view<1x32xf32>)"))
     seen = {type(op) for text in (VEC, CUBE, DYNAMIC, gemv)
             for op in parse_module(text).walk()}
     assert set(TILE_OPS) <= seen

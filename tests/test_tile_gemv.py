@@ -141,3 +141,29 @@ def test_pto_tgemv(body: str, factor: int) -> None:
     assert res.findings == []
     want = factor * (a.astype(np.float64) @ b.astype(np.float64))
     np.testing.assert_array_equal(res.outputs["c"], want.astype(np.float32))
+
+
+FP = "!pto.tile_buf<scaling, 1x32xui64>"
+ACC_H = "!pto.partition_tensor_view<1x32xf16>"
+
+
+def test_pto_tstore_fp_quantises_through_the_scaling_tile() -> None:
+    """``pto.tstore_fp ins(%acc, %fp)``: the GEMV row quantised f32 -> f16 with the scaling
+    tile's per-channel words; a fresh FB holds zeros, so every scale is 0 (the plain
+    ``tstore`` of the same kernel writes the product, as test_pto_tgemv shows)."""
+    from ptosim.kernel import Kernel
+    text = GEMV.replace("{body}", f"pto.tgemv ins(%l, %r : {LEFT}, {RIGHT}) outs(%acc : {ACC})")
+    text = text.replace("%c: !pto.ptr<f32>", "%c: !pto.ptr<f16>").replace(
+        "!pto.tensor_view<1x32xf32>", "!pto.tensor_view<1x32xf16>").replace(
+        "!pto.partition_tensor_view<1x32xf32>", ACC_H)
+    text = text.replace(f"pto.tstore ins(%acc : {ACC}) outs(%cp : {ACC_H})",
+                        f"%fp = pto.alloc_tile : {FP}\n    "
+                        f"pto.tstore_fp ins(%acc, %fp : {ACC}, {FP}) outs(%cp : {ACC_H})")
+    rng = np.random.default_rng(2)
+    a = rng.integers(1, 5, 64).astype(np.float16)
+    b = rng.integers(1, 5, (64, 32)).astype(np.float16)
+    res = Kernel.from_text(text, "fp.pto").run(
+        {"a": a, "b": b.ravel(), "c": np.full(32, 7, np.float16)})
+    assert res.findings == []
+    assert "c" in res.stored
+    np.testing.assert_array_equal(res.outputs["c"], np.zeros(32, np.float16))

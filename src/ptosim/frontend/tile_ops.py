@@ -619,6 +619,39 @@ class TMovOp(TileOp):
     dst = operand_def()
 
 
+@irdl_op_definition
+class TStoreFpOp(TileOp):
+    """Acc tile -> GM view with vector pre-quantisation from a scaling tile (TSTORE_FP)."""
+
+    name = "pto.tstore_fp"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("fp", "tile"),
+                                                    ("dst", "view"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src", "fp")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("acc",), "fp": ("scaling",)}
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = TStoreOp.ATTRS
+
+    src = operand_def()
+    fp = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TMovFpOp(TileOp):
+    """Acc tile -> Mat / Vec tile with vector pre-quantisation (TMOV_FP; PTOAS's legacy
+    spelling of ``pto.tmov`` with an fp operand)."""
+
+    name = "pto.tmov.fp"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("fp", "tile"),
+                                                    ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src", "fp")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("acc",), "fp": ("scaling",)}
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = TMovOp.ATTRS
+
+    src = operand_def()
+    fp = operand_def()
+    dst = operand_def()
+
+
 def _attribute_keywords(attrs: dict[str, Attribute]) -> dict[str, object]:
     """The Python tile op's keywords for tstore / tmov attributes."""
     kw: dict[str, object] = {}
@@ -755,6 +788,34 @@ class TInsertOp(_Window):
     name = "pto.tinsert"
 
 
+class _WindowFp(TileOp):
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("fp", "tile"),
+                                                    ("row", "int"), ("col", "int"),
+                                                    ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src", "fp", "row", "col")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("acc",), "fp": ("scaling",)}
+
+    src = operand_def()
+    fp = operand_def()
+    row = operand_def()
+    col = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TExtractFpOp(_WindowFp):
+    """TEXTRACT_FP: an Acc window with vector pre-quantisation."""
+
+    name = "pto.textract_fp"
+
+
+@irdl_op_definition
+class TInsertFpOp(_WindowFp):
+    """TINSERT_FP: an Acc tile into a window of dst with vector pre-quantisation."""
+
+    name = "pto.tinsert_fp"
+
+
 class _FillPad(TileOp):
     """Copy src's valid region into dst and fill the rest with dst's pad value."""
 
@@ -796,6 +857,7 @@ class TFillPadInplaceOp(_FillPad):
 TILE_OPS: tuple[type[TileOp], ...] = (
     TLoadOp, TStoreOp, TMovOp, TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TGemvOp, TGemvAccOp,
     TGemvBiasOp, TExtractOp,
-    TInsertOp, TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp,
+    TInsertOp, TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp, TStoreFpOp, TMovFpOp,
+    TExtractFpOp, TInsertFpOp,
 )
 VIEW_OPS = (MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp)
