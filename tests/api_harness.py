@@ -146,6 +146,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL_ACC": ([acc, left, right], {}),
         "TMATMUL_BIAS": ([acc, left, right, bias], {}),
         "TGET_SCALE_ADDR": ([m.tile("ScaleLeft", "e8m0", 48, 2), left], {}),
+        "TPREFETCH": ([m.tile("Vec", "f32", 40, 64, addr=81920), g32], {}),
         **{name: ([acc16, vleft, right, *([bias] if name == "TGEMV_BIAS" else [])], {})
            for name in ("TGEMV", "TGEMV_ACC", "TGEMV_BIAS")},
         # the _FP exits: an f32 accumulator quantised to f16 with per-channel FB words

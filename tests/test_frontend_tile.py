@@ -255,7 +255,8 @@ def test_every_tile_op_appears_in_the_kernels():
         f"outs(%vec : {vec})\n"
         f"pto.tstore_fp ins(%acc, %fp : {ACC}, {fp}) "
         f"outs(%cp : !pto.partition_tensor_view<1x32xf32>)"))
-    seen = {type(op) for text in (VEC, CUBE, DYNAMIC, gemv)
+    prefetch = VEC.replace("pto.tload ins(", "pto.tprefetch ins(", 1)
+    seen = {type(op) for text in (VEC, CUBE, DYNAMIC, gemv, prefetch)
             for op in parse_module(text).walk()}
     assert set(TILE_OPS) <= seen
     assert {MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp} <= seen

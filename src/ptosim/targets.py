@@ -123,6 +123,9 @@ class Target:
     # TPOW / TPOWS: exp(ln(x) * y) with vln, vmul(s), vexp and scalar fix-ups, integers by
     # scalar squaring (A2A3 TPow.hpp); else a5's own register polynomials (not modelled)
     tpow_ln_exp: bool = False
+    # TPREFETCH packs a slice's rows at their byte length in UB (A5 copy_gm_to_ubuf_align_v2
+    # with ubStride = lenBurst); else at 32 B boundaries (A2A3 through the TLOAD DMA)
+    prefetch_packed_rows: bool = False
     # the _FP overloads' vector pre-quant mode per (Acc type, destination type): to GM and
     # on chip (Mat / Vec); pto-isa GetVectorPreQuantModeGm / GetVectorPreQuantMode
     vector_quant_gm: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -224,6 +227,7 @@ A5 = Target(
     tgather_cmp=True,
     ttri_unclamped=True,
     vcpadd_flat_tiles=True,
+    prefetch_packed_rows=True,
     vector_quant_gm=_VQ_A5_GM,
     vector_quant_chip=_VQ_A5_CHIP,
     addreluconv_composed=True,

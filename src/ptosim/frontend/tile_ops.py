@@ -620,6 +620,19 @@ class TMovOp(TileOp):
 
 
 @irdl_op_definition
+class TPrefetchOp(TileOp):
+    """GM view -> Vec tile, slice by slice (TPREFETCH)."""
+
+    name = "pto.tprefetch"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "view"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"dst": ("vec",)}
+
+    src = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
 class TStoreFpOp(TileOp):
     """Acc tile -> GM view with vector pre-quantisation from a scaling tile (TSTORE_FP)."""
 
@@ -858,6 +871,6 @@ TILE_OPS: tuple[type[TileOp], ...] = (
     TLoadOp, TStoreOp, TMovOp, TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TGemvOp, TGemvAccOp,
     TGemvBiasOp, TExtractOp,
     TInsertOp, TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp, TStoreFpOp, TMovFpOp,
-    TExtractFpOp, TInsertFpOp,
+    TExtractFpOp, TInsertFpOp, TPrefetchOp,
 )
 VIEW_OPS = (MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp)

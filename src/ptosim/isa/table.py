@@ -145,6 +145,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _other("make_tensor_view", "view"), _other("partition_view", "view"),
     _other("alloc_tile", "view"), _other("tile_buf_addr", "view"),
     _tile("tload", "TLOAD", "MTE2"),
+    _tile("tprefetch", "TPREFETCH", "MTE2"),
     _tile("tstore", "TSTORE", _move_pipe),
     _tile("tmov", "TMOV", _move_pipe),
     _tile("textract", "TEXTRACT", _move_pipe),
