@@ -132,7 +132,7 @@ def _pairsum(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
     dtype_in(m, op, "dst", dst, legal_types(m, op, _MULADD_TYPES))
     same_valid(op, v, "dst", ("src",))
     x = valid_of(m, src, "src")
-    vr, vc = dst.valid
+    vc = dst.valid[1]
     flat = m.target.vcpadd_flat_tiles and (
         (dst.valid == (dst.rows, dst.cols) and src.valid == (src.rows, src.cols))
         or dst.rows == src.rows == 1)
@@ -322,15 +322,15 @@ def _tri(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     dtype_in(m, op, "dst", dst, legal_types(m, op, _TRI_TYPES))
     vr, vc = dst.valid
     dt, d = dst.dtype, int(d)
+    if dt.size == 8 and vc > 64:                # Int64Tri stores one 64-lane repeat a row
+        raise NotImplementedOpError(f"a5 writes only the first 64 of {vc} valid columns of a "
+                                    f"64-bit TTRI (one repeat per row); wider 64-bit tiles "
+                                    f"are not modelled", op=op)
     rows = np.arange(vr).reshape(-1, 1)
     cols = np.arange(vc)
     tri = cols >= rows + d if upper else cols <= rows + d
     put(m, dst, tri.astype(dt.np), "dst")
     if not m.target.ttri_unclamped or dt.size == 8 or vr == 0:
-        if dt.size == 8 and vc > 64:            # Int64Tri stores one 64-lane repeat a row
-            raise NotImplementedOpError(f"a5 writes only the first 64 of {vc} valid columns "
-                                        f"of a 64-bit TTRI (one repeat per row); wider "
-                                        f"64-bit tiles are not modelled", op=op)
         return
     span = -(-vc // (256 // dt.size)) * (256 // dt.size)   # the row's whole repeats
     start = 0 if d > 0 else 1 - d if upper else max(-d, 0)
