@@ -296,8 +296,8 @@ def test_tile_scalar_tile_rules(target: str) -> None:
                                                 f"f16, f32, i16, i32 on {target}, got i8"):
         m.TADDSC(*(m.tile("Vec", "i8", 8, 32) for _ in range(2)), 1,
                  m.tile("Vec", "i8", 8, 32), cpu_sim_compat=True)
-    with pytest.raises(ptosim.DtypeError, match="TSUBSC: dst element type must be one of "
-                                                "f16, f32, i16, i32 .*got bf16"):
+    with pytest.raises(ptosim.DtypeError, match=f"TSUBSC: dst element type must be one of "
+                                                f"f16, f32, i16, i32 on {target}, got bf16"):
         m.TSUBSC(*_tiles(m, "bf16")[:2], 1.0, _tiles(m, "bf16")[2], cpu_sim_compat=True)
     with pytest.raises(ptosim.DtypeError, match="TADDSC: src1 is i16 but dst is i32"):
         m.TADDSC(*_tiles(m, "i32")[:2], 1, _tiles(m, "i16")[0], cpu_sim_compat=True)
