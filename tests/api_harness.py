@@ -202,7 +202,7 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         # further tile ops (isa.tile_extra, isa.tile_shape)
         "TTRANS": ([tile("f32", 8, 8), tile("f32", 4, 8, (4, 6)), tile("f32", 8, 16)], {}),
         "TADDC": ([f32, f32, f32, f32], {}),
-        "TADDSC": ([f32, f32, 0.5, f32], {}),
+        "TADDSC": ([f32, f32, 0.5, f32], {"cpu_sim_compat": True}),  # no NPU code
         "TTRI": ([f32, 1], {"upper_or_lower": 1}),
         "TPAIRREDUCESUM": ([f32, f32], {}),
         # a2a3 only: refused on the harness's a5 machine (see REFUSED_BASELINES)
@@ -211,7 +211,7 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "TADDRELUCONV": ([tile("f16", 1, 64), f32, f32], {}),
         "TADDDEQRELU": ([tile("f16", 2, 16, (2, 8)), tile("i32", 2, 8), tile("i32", 2, 8), 0.5,
                          tile("i32", 2, 8)], {}),
-        "TSUBSC": ([f32, f32, 0.5, f32], {}),
+        "TSUBSC": ([f32, f32, 0.5, f32], {"cpu_sim_compat": True}),
         **{name: ([f32, f32, f32], {}) for name in ("TFUSEDMULADD", "TFUSEDMULADDRELU",
                                                    "TMULADDDST", "TSUBRELU")},
         "TSUBC": ([f32, f32, f32, f32], {}),

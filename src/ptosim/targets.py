@@ -132,6 +132,9 @@ class Target:
     vector_quant_chip: dict[tuple[str, str], str] = field(default_factory=dict)
     # TADDDEQRELU staged in place: tmp, src0 and src1 are overwritten (A2A3 TAddDeqRelu.hpp)
     adddeqrelu_in_place: bool = False
+    # manual tile ops this target's NPU code does not implement (pto-isa has them in its CPU
+    # simulator only): they raise NotImplementedOpError unless called with cpu_sim_compat
+    npu_missing_tile_ops: frozenset[str] = frozenset()
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -154,6 +157,10 @@ _TILE_LAYOUTS_COMMON = {"Right": frozenset({("ZN", 512)}), "Acc": frozenset({("N
 _SAME = frozenset({("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")})
 _NZ_ONLY = ("NZ",)
 _ACC_ANY = ("NZ", "ND", "DN")
+
+# TADDSC / TSUBSC: pto-isa's a2a3 and a5 headers have no TADDSC_IMPL / TSUBSC_IMPL (its
+# include/README.md marks A2 / A3 / A5 "TODO"); only include/pto/cpu implements them.
+_CPU_SIM_ONLY = frozenset({"taddsc", "tsubsc"})
 
 # a2a3 vector tile ops accept fewer element types than a5 (the static_asserts of pto-isa
 # include/pto/npu/a2a3/T<Op>.hpp; ops not listed: the a5 list).
@@ -218,6 +225,7 @@ A2A3 = Target(
     vector_quant_chip=_VQ_A2A3,
     tpow_ln_exp=True,
     vec_block_copies=True,
+    npu_missing_tile_ops=_CPU_SIM_ONLY,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),
 )
@@ -232,6 +240,7 @@ A5 = Target(
     vector_quant_chip=_VQ_A5_CHIP,
     addreluconv_composed=True,
     ttrans_row_blocks=True,
+    npu_missing_tile_ops=_CPU_SIM_ONLY,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,
               "ub": 256 * KIB, "bt": 4 * KIB, "fb": 4 * KIB, "l0a_mx": 4 * KIB,
               "l0b_mx": 4 * KIB},

@@ -23,18 +23,20 @@ def _t(name: str, role: str = "R") -> Operand:
 
 
 def _row(name: str, family: str, ins: tuple[Operand, ...], dst_role: str = "W",
-         syntax: str = "tile_dps", text_call: str = "") -> OpSpec:
+         syntax: str = "tile_dps", text_call: str = "",
+         keywords: tuple[str, ...] = ()) -> OpSpec:
     return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax=syntax,
                   operands=(Operand("dst", "tile", dst_role), *ins),
-                  impl=TileRule(family, text_call=text_call))
+                  impl=TileRule(family, text_call=text_call, keywords=keywords))
 
 
 ROWS: tuple[OpSpec, ...] = (
     _row("taddc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
     _row("tsubc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
-    # tile - scalar - tile, in PTOAS's order ins(%src0, %scalar, %src1)
-    _row("taddsc", "scalar_carry", (_t("src0"), Operand("scalar", "scalar"), _t("src1"))),
-    _row("tsubsc", "scalar_carry", (_t("src0"), Operand("scalar", "scalar"), _t("src1"))),
+    # tile - scalar - tile, in PTOAS's order ins(%src0, %scalar, %src1); no NPU code:
+    # they run only with the Python keyword cpu_sim_compat=True (the CPU simulator's formula)
+    *(_row(name, "scalar_carry", (_t("src0"), Operand("scalar", "scalar"), _t("src1")),
+           keywords=("cpu_sim_compat",)) for name in ("taddsc", "tsubsc")),
     # multiply-adds: TFUSEDMULADD(_RELU) multiply dst (read and written), TMULADDDST adds to it
     _row("tfusedmuladd", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tfusedmuladdrelu", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),

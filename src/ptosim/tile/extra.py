@@ -75,18 +75,35 @@ def _ternary(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
 
 
 # --- TADDSC / TSUBSC --------------------------------------------------------------------------
+# the element types of the manual pages (TADDSC.md / TSUBSC.md, the same for a2a3 and a5)
+_SCALAR_CARRY_TYPES = ("f16", "f32", "i16", "i32")
+
+
 def _scalar_carry(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     """(src0 + scalar) + src1 / (src0 - scalar) + src1, left to right with each step
     rounded to the element type, integers wrapping (the CPU simulator's OP_ADDCS /
-    OP_SUBCS; no NPU header implements them); the scalar converted as TADDS's."""
+    OP_SUBCS); the scalar converted as TADDS's. A target whose NPU code lacks the op
+    refuses it unless ``cpu_sim_compat`` asks for the CPU simulator's formula."""
+    if op.lower() in m.target.npu_missing_tile_ops and not kw.get("cpu_sim_compat"):
+        raise NotImplementedOpError(
+            f"{m.target.name} has no NPU implementation (pto-isa implements {op} in its CPU "
+            f"simulator only, include/pto/cpu/ElementTileScalarOp.h); pass "
+            f"cpu_sim_compat=True to run the CPU simulator's formula", op=op)
     names = ("src0", "src1")
     dt = same_type(op, v, ("dst", *names))
-    dtype_in(m, op, "dst", v["dst"], legal_types(m, "tadd", alu.OP_DTYPES["tadd"]))
+    dtype_in(m, op, "dst", v["dst"], [d for d in _SCALAR_CARRY_TYPES if m.target.has_dtype(d)])
+    dst = v["dst"]
+    for n in names:                 # C++: one TileData type for all three tiles
+        t = v[n]
+        if (t.rows, t.cols) != (dst.rows, dst.cols):
+            raise VerifyError(f"{n}'s shape {t.rows}x{t.cols} differs from dst's "
+                              f"{dst.rows}x{dst.cols}: the three tiles share one tile type",
+                              op=op, operand=n)
     same_valid(op, v, "dst", names)
     a, b = (valid_of(m, v[n], n) for n in names)
     s = np.broadcast_to(np.asarray(_scalar(op, v["scalar"], dt), dtype=dt.np), a.shape)
     first = alu.BINARY["add" if op == "TADDSC" else "sub"](a, s, dt)
-    put(m, v["dst"], alu.BINARY["add"](first, b, dt), "dst")
+    put(m, dst, alu.BINARY["add"](first, b, dt), "dst")
 
 
 # --- TFUSEDMULADD / TFUSEDMULADDRELU / TMULADDDST / TSUBRELU ------------------------------------
@@ -96,7 +113,8 @@ _MULADD_TYPES = frozenset({"f16", "f32"})
 def _muladd(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     """TFUSEDMULADD: dst = src0 * dst + src1 (vmadd); TFUSEDMULADDRELU: its ReLU (a5 vmadd
     then vrelu, a2a3 vmaddrelu); TMULADDDST: dst = src0 * src1 + dst (a5 vmula, a2a3 vmla).
-    One rounding, as ptosim's vmula (alu ``fma``); docs/semantics.md records why."""
+    One rounding on both targets (alu ``fma``): a5's TPow.hpp uses vmadd as ``fmaf`` and
+    vmula / vmadd in error-free residuals; a2a3 has no evidence either way (docs/semantics.md)."""
     names = ("src0", "src1")
     dt = same_type(op, v, ("dst", *names))
     dtype_in(m, op, "dst", v["dst"], legal_types(m, op, _MULADD_TYPES))
