@@ -684,11 +684,7 @@ _MM_ROLES: dict[str, tuple[str, ...]] = {"lhs": ("left",), "rhs": ("right",),
                                          "dst": ("acc",)}
 
 
-@irdl_op_definition
-class TMatmulOp(TileOp):
-    """dst = lhs x rhs."""
-
-    name = "pto.tmatmul"
+class _Matmul(TileOp):
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("lhs", "tile"), ("rhs", "tile"),
                                                     ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
@@ -699,12 +695,10 @@ class TMatmulOp(TileOp):
     dst = operand_def()
 
 
-@irdl_op_definition
-class TMatmulAccOp(TileOp):
-    """dst = acc_in + lhs x rhs. ``tile_call`` passes dst (not acc_in) as the Machine's
-    accumulator; when ``acc_in`` is another tile, copy it into dst first."""
+class _MatmulAcc(TileOp):
+    """``tile_call`` passes dst (not acc_in) as the Machine's accumulator; when ``acc_in``
+    is another tile, the executor copies it into dst first."""
 
-    name = "pto.tmatmul.acc"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("acc_in", "tile"), ("lhs", "tile"),
                                                     ("rhs", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
@@ -716,11 +710,7 @@ class TMatmulAccOp(TileOp):
     dst = operand_def()
 
 
-@irdl_op_definition
-class TMatmulBiasOp(TileOp):
-    """dst = lhs x rhs + bias (per column)."""
-
-    name = "pto.tmatmul.bias"
+class _MatmulBias(TileOp):
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("lhs", "tile"), ("rhs", "tile"),
                                                     ("bias", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs", "bias")
@@ -733,47 +723,45 @@ class TMatmulBiasOp(TileOp):
 
 
 @irdl_op_definition
-class TGemvOp(TileOp):
+class TMatmulOp(_Matmul):
+    """dst = lhs x rhs."""
+
+    name = "pto.tmatmul"
+
+
+@irdl_op_definition
+class TMatmulAccOp(_MatmulAcc):
+    """dst = acc_in + lhs x rhs."""
+
+    name = "pto.tmatmul.acc"
+
+
+@irdl_op_definition
+class TMatmulBiasOp(_MatmulBias):
+    """dst = lhs x rhs + bias (per column)."""
+
+    name = "pto.tmatmul.bias"
+
+
+@irdl_op_definition
+class TGemvOp(_Matmul):
     """dst[0] = lhs (one row) x rhs: the cube's GEMV mode (PTOAS ``pto.tgemv``)."""
 
     name = "pto.tgemv"
-    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = TMatmulOp.SLOTS
-    CALL: ClassVar[tuple[str, ...]] = TMatmulOp.CALL
-    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
-
-    lhs = operand_def()
-    rhs = operand_def()
-    dst = operand_def()
 
 
 @irdl_op_definition
-class TGemvAccOp(TileOp):
-    """dst[0] = acc_in[0] + lhs x rhs (``acc_in`` handled as `TMatmulAccOp`'s)."""
+class TGemvAccOp(_MatmulAcc):
+    """dst[0] = acc_in[0] + lhs x rhs."""
 
     name = "pto.tgemv.acc"
-    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = TMatmulAccOp.SLOTS
-    CALL: ClassVar[tuple[str, ...]] = TMatmulAccOp.CALL
-    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
-
-    acc_in = operand_def()
-    lhs = operand_def()
-    rhs = operand_def()
-    dst = operand_def()
 
 
 @irdl_op_definition
-class TGemvBiasOp(TileOp):
+class TGemvBiasOp(_MatmulBias):
     """dst[0] = lhs x rhs + bias."""
 
     name = "pto.tgemv.bias"
-    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = TMatmulBiasOp.SLOTS
-    CALL: ClassVar[tuple[str, ...]] = TMatmulBiasOp.CALL
-    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
-
-    lhs = operand_def()
-    rhs = operand_def()
-    bias = operand_def()
-    dst = operand_def()
 
 
 class _Window(TileOp):
