@@ -201,7 +201,7 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "TPRINT": ([tile("f16", 1, 16, (1, 2))], {"format": "w8p2"}),
         # further tile ops (isa.tile_extra, isa.tile_shape)
         "TTRANS": ([tile("f32", 8, 8), tile("f32", 4, 8, (4, 6)), tile("f32", 8, 16)], {}),
-        "TADDC": ([f32, f32, f32, f32], {}),
+        "TADDC": ([f32, f32, f32, f32], {"cpu_sim_compat": True}),
         "TADDSC": ([f32, f32, 0.5, f32], {"cpu_sim_compat": True}),  # no NPU code
         "TTRI": ([f32, 1], {"upper_or_lower": 1}),
         "TPAIRREDUCESUM": ([f32, f32], {}),
@@ -214,7 +214,7 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "TSUBSC": ([f32, f32, 0.5, f32], {"cpu_sim_compat": True}),
         **{name: ([f32, f32, f32], {}) for name in ("TFUSEDMULADD", "TFUSEDMULADDRELU",
                                                    "TMULADDDST", "TSUBRELU")},
-        "TSUBC": ([f32, f32, f32, f32], {}),
+        "TSUBC": ([f32, f32, f32, f32], {"cpu_sim_compat": True}),
         "TAXPY": ([tile("f32", 2, 8), tile("f16", 2, 16, (2, 8)), 0.5], {}),
         "TPARTARGMAX": ([tile("f32", 2, 8), tile("f32", 2, 8), tile("f32", 1, 8, (1, 8)),
                          tile("i32", 2, 8), tile("i32", 2, 8), tile("i32", 1, 8)], {}),

@@ -175,7 +175,7 @@ def test_taddc_tsubc_match_loops_over_the_valid_region(op, dt):
     if not dt.startswith(("f", "bf")):        # integer wraparound
         put(m, tiles[0], np.full((4, cols), np.iinfo(NP[dt]).max, NP[dt]))
     dst = blank(m, dt, 4, cols, valid=(vr, vc))
-    getattr(m, op)(dst, *tiles)
+    getattr(m, op)(dst, *tiles, cpu_sim_compat=True)
     a, b, c = (whole(m, t)[:vr, :vc] for t in tiles)
     want = ternary_golden(op, a, b, c, dt)
     np.testing.assert_array_equal(whole(m, dst)[:vr, :vc].view(np.uint8), want.view(np.uint8))
@@ -188,23 +188,35 @@ def test_taddc_rounds_after_each_add():
     t = [m.tile("Vec", "f16", 1, 16) for _ in range(4)]
     for x, v in zip(t[:3], (2048.0, 1.0, 1.0)):
         put(m, x, np.full(16, v))
-    m.TADDC(t[3], *t[:3])
+    m.TADDC(t[3], *t[:3], cpu_sim_compat=True)
     assert whole(m, t[3])[0, 0] == np.float16(2048)
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+def test_taddc_tsubc_need_cpu_sim_compat(target):
+    """No NPU code implements them (pto-isa's CPU simulator only): refused by default."""
+    m = mk(target)
+    t = [m.tile("Vec", "f32", 2, 8) for _ in range(4)]
+    for op in ("TADDC", "TSUBC"):
+        with pytest.raises(ptosim.NotImplementedOpError,
+                           match=f"{op}: {target} has no NPU implementation \\(pto-isa "
+                                 f"implements {op} in its CPU simulator only"):
+            getattr(m, op)(*t)
 
 
 def test_ternary_rules():
     m = mk()
     a = m.tile("Vec", "f32", 2, 8)
     with pytest.raises(DtypeError, match=r"TADDC.*src1 is f16 but dst is f32"):
-        m.TADDC(a, a, m.tile("Vec", "f16", 2, 16), a)
+        m.TADDC(a, a, m.tile("Vec", "f16", 2, 16), a, cpu_sim_compat=True)
     with pytest.raises(VerifyError, match=r"TSUBC.*src2's valid region 1x8 differs from "
                                           r"dst's 2x8"):
-        m.TSUBC(a, a, a, m.tile("Vec", "f32", 2, 8, valid=(1, 8)))
+        m.TSUBC(a, a, a, m.tile("Vec", "f32", 2, 8, valid=(1, 8)), cpu_sim_compat=True)
     a2 = mk("a2a3")
     b = a2.tile("Vec", "i8", 2, 32)
     with pytest.raises(DtypeError, match=r"TADDC.*dst element type must be one of f16, f32, "
                                          r"i16, i32 on a2a3, got i8"):
-        a2.TADDC(b, b, b, b)
+        a2.TADDC(b, b, b, b, cpu_sim_compat=True)
 
 
 # --- TAXPY ------------------------------------------------------------------------------------
@@ -465,8 +477,8 @@ module {{
     pto.tload ins(%pia : {PI8}) outs(%tia : {I8})
     pto.tload ins(%pib : {PI8}) outs(%tib : {I8})
     pto.ttrans ins(%ta, %tmp : {T8}, {T8}) outs(%tt : {T8})
-    pto.taddc ins(%ta, %tb, %tb : {T8}, {T8}, {T8}) outs(%ts : {T8})
-    pto.tsubc ins(%ta, %tb, %ts : {T8}, {T8}, {T8}) outs(%tx : {T8})
+    pto.tadd ins(%ta, %tb : {T8}, {T8}) outs(%ts : {T8})
+    pto.tsub ins(%ta, %tb : {T8}, {T8}) outs(%tx : {T8})
     pto.taxpy ins(%tb, %alpha : {T8}, f32) outs(%tx : {T8})
     pto.tpartargmax ins(%ta, %tb, %tia, %tib : {T8}, {T8}, {I8}, {I8})
       outs(%tg, %tig : {T8}, {I8})
@@ -499,11 +511,26 @@ def test_text_forms_run_like_the_python_face(target):
                 target=target)
     o = res.outputs
     np.testing.assert_array_equal(o["t"].reshape(8, 8), a.T)
-    np.testing.assert_array_equal(o["s"].reshape(8, 8), a + b + b)
-    np.testing.assert_array_equal(o["x"].reshape(8, 8), (a - b + (a + b + b)) + 2.5 * b)
+    np.testing.assert_array_equal(o["s"].reshape(8, 8), a + b)
+    np.testing.assert_array_equal(o["x"].reshape(8, 8), (a - b) + 2.5 * b)
     np.testing.assert_array_equal(o["g"].reshape(8, 8), np.where(b > a, b, a))
     np.testing.assert_array_equal(o["ig"].reshape(8, 8), np.where(b > a, ib, ia))
     np.testing.assert_array_equal(o["cc"].reshape(8, 16), np.concatenate([a, b], axis=1))
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+def test_text_taddc_is_refused_where_it_runs(target):
+    """pto.taddc parses (PTOAS's spelling) but no NPU code implements it."""
+    text = TEXT.replace(f"pto.tadd ins(%ta, %tb : {T8}, {T8}) outs(%ts : {T8})",
+                        f"pto.taddc ins(%ta, %tb, %tb : {T8}, {T8}, {T8}) outs(%ts : {T8})")
+    k = Kernel.from_text(text)
+    z = np.zeros((8, 8), np.float32)
+    with pytest.raises(ptosim.NotImplementedOpError, match=f"TADDC: {target} has no NPU "
+                                                           f"implementation"):
+        k.run({"a": z, "b": z, "ia": np.zeros((8, 8), np.int32),
+               "ib": np.zeros((8, 8), np.int32), "t": z, "s": z, "x": z, "g": z,
+               "ig": np.zeros((8, 8), np.int32), "cc": np.zeros((8, 16), np.float32)},
+              target=target)
 
 
 def test_text_diagnostics():

@@ -158,9 +158,9 @@ _SAME = frozenset({("ND", "ND"), ("DN", "DN"), ("NZ", "NZ")})
 _NZ_ONLY = ("NZ",)
 _ACC_ANY = ("NZ", "ND", "DN")
 
-# TADDSC / TSUBSC: pto-isa's a2a3 and a5 headers have no TADDSC_IMPL / TSUBSC_IMPL (its
-# include/README.md marks A2 / A3 / A5 "TODO"); only include/pto/cpu implements them.
-_CPU_SIM_ONLY = frozenset({"taddsc", "tsubsc"})
+# TADDC / TSUBC / TADDSC / TSUBSC: pto-isa's a2a3 and a5 headers have no *_IMPL for them
+# (its include/README.md marks A2 / A3 / A5 "TODO"); only include/pto/cpu implements them.
+_CPU_SIM_ONLY = frozenset({"taddc", "tsubc", "taddsc", "tsubsc"})
 
 # a2a3 vector tile ops accept fewer element types than a5 (the static_asserts of pto-isa
 # include/pto/npu/a2a3/T<Op>.hpp; ops not listed: the a5 list).

@@ -31,8 +31,9 @@ def _row(name: str, family: str, ins: tuple[Operand, ...], dst_role: str = "W",
 
 
 ROWS: tuple[OpSpec, ...] = (
-    _row("taddc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
-    _row("tsubc", "ternary", (_t("src0"), _t("src1"), _t("src2"))),
+    # no NPU code either: cpu_sim_compat=True runs the CPU simulator's formula
+    *(_row(name, "ternary", (_t("src0"), _t("src1"), _t("src2")),
+           keywords=("cpu_sim_compat",)) for name in ("taddc", "tsubc")),
     # tile - scalar - tile, in PTOAS's order ins(%src0, %scalar, %src1); no NPU code:
     # they run only with the Python keyword cpu_sim_compat=True (the CPU simulator's formula)
     *(_row(name, "scalar_carry", (_t("src0"), Operand("scalar", "scalar"), _t("src1")),

@@ -61,10 +61,21 @@ def put(m: TileOps, t: Tile, values: np.ndarray, operand: str) -> None:
     _nd(m, t, "W", operand)[:r, :c] = values.astype(t.dtype.np, copy=False)
 
 
+def _cpu_sim_only(m: TileOps, op: str, kw: dict[str, Any], where: str) -> None:
+    """Refuse an op the target's NPU code lacks (pto-isa implements it in its CPU simulator
+    only) unless ``cpu_sim_compat`` asks for the simulator's formula."""
+    if op.lower() in m.target.npu_missing_tile_ops and not kw.get("cpu_sim_compat"):
+        raise NotImplementedOpError(
+            f"{m.target.name} has no NPU implementation (pto-isa implements {op} in its CPU "
+            f"simulator only, include/pto/cpu/{where}); pass cpu_sim_compat=True to run the "
+            f"CPU simulator's formula", op=op)
+
+
 # --- TADDC / TSUBC ----------------------------------------------------------------------------
 def _ternary(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     """src0 + src1 + src2 / src0 - src1 + src2, left to right, each step rounded to the
     element type (two vector adds; pto-isa's CPU ElementOpCal OP_ADDC / OP_SUBC)."""
+    _cpu_sim_only(m, op, kw, "ElementTileOp.h")
     names = ("src0", "src1", "src2")
     dt = same_type(op, v, ("dst", *names))
     dtype_in(m, op, "dst", v["dst"], legal_types(m, "tadd", alu.OP_DTYPES["tadd"]))
@@ -84,11 +95,7 @@ def _scalar_carry(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) ->
     rounded to the element type, integers wrapping (the CPU simulator's OP_ADDCS /
     OP_SUBCS); the scalar converted as TADDS's. A target whose NPU code lacks the op
     refuses it unless ``cpu_sim_compat`` asks for the CPU simulator's formula."""
-    if op.lower() in m.target.npu_missing_tile_ops and not kw.get("cpu_sim_compat"):
-        raise NotImplementedOpError(
-            f"{m.target.name} has no NPU implementation (pto-isa implements {op} in its CPU "
-            f"simulator only, include/pto/cpu/ElementTileScalarOp.h); pass "
-            f"cpu_sim_compat=True to run the CPU simulator's formula", op=op)
+    _cpu_sim_only(m, op, kw, "ElementTileScalarOp.h")
     names = ("src0", "src1")
     dt = same_type(op, v, ("dst", *names))
     dtype_in(m, op, "dst", v["dst"], [d for d in _SCALAR_CARRY_TYPES if m.target.has_dtype(d)])
