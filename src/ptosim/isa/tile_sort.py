@@ -95,7 +95,7 @@ ROWS: tuple[OpSpec, ...] = (
     _row("tquant", "quant", (_t("src"), _t("scale"), _t("offset", optional=True),
                              _t("scaling", "W", optional=True)),
          (("quant_type", "quant_type"),), text_defaults=(("ptoas", True),),
-         keywords=("scale_alg", "grp_axis")),
+         keywords=("scale_alg", "grp_axis", "interleave")),
     _row("tdequant", "dequant", (_t("src"), _t("scale"), _t("offset"))),
     _row("tgatherb", "gatherb", (_t("src"), _t("offsets"))),
     # index forms, or (no index tile) the mask-pattern forms; A5 ignores tgather's tmp.

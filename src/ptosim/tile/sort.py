@@ -505,7 +505,7 @@ def _quant(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
         raise PtoValueError(f"quant_type must be INT8_SYM or INT8_ASYM with scale[, offset] "
                             f"tiles (the MX formats take exp, max and scaling tiles), got "
                             f"{qt!r}", op=op, operand="quant_type")
-    for key in ("scale_alg", "grp_axis"):
+    for key in ("scale_alg", "grp_axis", "interleave"):
         if key in kw:
             raise PtoTypeError(f"{key} belongs to the MX formats, not {qt}", op=op,
                                operand=key)
