@@ -279,9 +279,9 @@ def _dn(m: TileOps, op: str, q: _Quant, dst: Tile, src: Tile, exp: Tile, mx: Til
                           f"grp_axis=0 (DN)", op=op, operand="src")
     if q.b16 and cols % 2:
         raise NotImplementedOpError(
-            f"{op} grp_axis=0 from {q.st} with an odd number of valid columns ({cols}) is not "
+            f"grp_axis=0 from {q.st} with an odd number of valid columns ({cols}) is not "
             f"implemented (a5 quantizes column pairs and stores one code past the valid "
-            f"columns from a scaling entry it never wrote)")
+            f"columns from a scaling entry it never wrote)", op=op)
     ng = -(-rows // GROUP)     # groups per column; a5 reads whole groups of rows
     need = (ng - 1) * src.cols + cols if ng and cols else 0
     if inter:
