@@ -84,6 +84,10 @@ class OpSpec:
     result_kw: str | None = None
     check: Callable[[dict[str, Any]], str | None] | None = None
     lane: str | None = None
+    # ``target_pipes``: (target, pipe) pairs for an op whose pipe is the target's choice
+    # (MGATHER / MSCATTER: a SIMT kernel on a5's V pipe, MTE2 / MTE3 on a2a3, as PTOAS's
+    # getPipe says); other targets take ``pipe``.
+    target_pipes: tuple[tuple[str, str], ...] = ()
 
     @property
     def operand_names(self) -> tuple[str, ...]:
@@ -93,7 +97,10 @@ class OpSpec:
     def mnemonic(self) -> str:
         return f"pto.{self.name}"
 
-    def pipe_of(self, args: Args) -> str:
+    def pipe_of(self, args: Args, target: str | None = None) -> str:
+        for name, pipe in self.target_pipes:
+            if name == target:
+                return pipe
         return self.pipe(args) if callable(self.pipe) else self.pipe
 
     def core_of(self, args: Args) -> str:
