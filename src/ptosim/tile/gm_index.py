@@ -86,9 +86,6 @@ def check_operands(m: TileOps, op: str, data: Tile, data_name: str, table: Globa
                          f"{data_name}'s {dt.name}", op=op, operand="table")
     vr, vc = data.valid
     ir, ic = idx.valid
-    if vr < 1 or vc < 1:
-        raise VerifyError(f"{data_name} needs a non-empty valid region, got {vr}x{vc}",
-                          op=op, operand=data_name)
     nz = _check_layouts(tgt, op, data, data_name, table, idx)
     row = coalesce == "row"
     if coalesce == "auto":      # PTOAS's choice (.pto): from the index tile's shape / layout
