@@ -247,8 +247,8 @@ def test_index_tile_must_be_vec() -> None:
 
 def test_dtypes() -> None:
     m2, g2, idx2, _ = _ok("a2a3")
-    with pytest.raises(ptosim.DtypeError, match="dst element type i64 is not one of .* on "
-                                                "a2a3"):
+    with pytest.raises(ptosim.DtypeError, match=r"dst element type i64 is not one of .* on "
+                                                r"a2a3"):
         m2.MGATHER(m2.tile("Vec", "i64", 2, 8), g2, idx2)
     m, g, idx, dst = _ok()
     with pytest.raises(ptosim.DtypeError, match="dst element type i64 is not one of"):
@@ -308,15 +308,15 @@ def test_a5_layout_rules() -> None:
 def test_a2a3_layout_rules() -> None:
     m, g, idx, dst = _ok("a2a3")
     col_idx = _idx(m, [[1, 2]], 8, 2, valid=(1, 2), blayout="ColMajor")
-    with pytest.raises(ptosim.VerifyError, match="the index tile must be ND .* on a2a3, got "
-                                                 "ColMajor/NoneBox"):
+    with pytest.raises(ptosim.VerifyError, match=r"the index tile must be ND .* on a2a3, got "
+                                                 r"ColMajor/NoneBox"):
         m.MGATHER(dst, g, col_idx)
     dn = m.global_tensor(g.ptr, (1, 1, 1, 10, 8), (0, 0, 0, 1, 10), layout="DN")
     with pytest.raises(ptosim.VerifyError, match="the table must be ND or NZ on a2a3, got DN"):
         m.MGATHER(dst, dn, idx)
     nz_dst = m.tile("Vec", "f32", 16, 8, blayout="ColMajor", slayout="RowMajor",
                     valid=(2, 8))
-    with pytest.raises(ptosim.VerifyError, match="an ND table pairs with an ND .* dst tile "
+    with pytest.raises(ptosim.VerifyError, match=r"an ND table pairs with an ND .* dst tile "
                                                  "on a2a3, got ColMajor/RowMajor"):
         m.MGATHER(nz_dst, g, idx)
     nz = _nz_table(m, np.zeros((16, 8), np.float32), 8)
@@ -398,7 +398,7 @@ def test_pto_elem_gather_by_index_shape() -> None:
 
 
 def test_pto_rejects_an_unknown_attribute() -> None:
-    with pytest.raises(ptosim.PtoSyntaxError, match="pto.mgather: unsupported attribute "
-                                                    "'scatterOob'"):
+    with pytest.raises(ptosim.PtoSyntaxError, match=r"pto.mgather: unsupported attribute "
+                                                    r"'scatterOob'"):
         Kernel.from_text(_pto("a5", (1, 4), " {scatterOob = #pto<scatter_oob skip>}"),
                          "k.pto")

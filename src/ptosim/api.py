@@ -10,9 +10,9 @@ from .isa import GENERATED, OpSpec, planned_methods
 from .isa.planned import planned_tile_methods
 from .ops.legacy import LegacyOps
 from .tile.acc_fp import textract_fp, tinsert_fp, tmov_fp, tstore_fp
-from .tile.ops import TileOps
 from .tile.mgather import mgather
 from .tile.mscatter import mscatter
+from .tile.ops import TileOps
 from .tile.prefetch import tprefetch
 from .tile.shape import tget_scale_addr, treshape, tsubview
 from .tile.vector import method as tile_vector_method

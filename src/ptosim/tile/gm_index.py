@@ -19,8 +19,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import AlignmentError, DtypeError, PtoTypeError, PtoValueError, SpaceError, \
-    VerifyError
+from ..errors import (
+    AlignmentError,
+    DtypeError,
+    PtoTypeError,
+    PtoValueError,
+    SpaceError,
+    VerifyError,
+)
 from .tensor import GlobalTensor
 from .tile import Tile
 
@@ -146,12 +152,13 @@ def _check_layouts(tgt: str, op: str, data: Tile, data_name: str, table: GlobalT
         raise VerifyError(f"the table must be ND or NZ on a2a3, got {table.layout}", op=op,
                           operand="table")
     nz_tile = data.name == "NZ" and data.fractal == 512
-    if (table.layout, data.name if data.name == "ND" else ("NZ" if nz_tile else "")) \
-            not in (("ND", "ND"), ("NZ", "NZ")):
-        raise VerifyError(f"an {table.layout} table pairs with an "
-                          f"{'ND (RowMajor, NoneBox)' if table.layout == 'ND' else 'NZ (ColMajor, RowMajor, 512 B fractal)'}"
-                          f" {data_name} tile on a2a3, got {data.blayout}/{data.slayout}",
-                          op=op, operand=data_name)
+    kind = "NZ" if nz_tile else ("ND" if data.name == "ND" else "")
+    if kind != table.layout:
+        want = "ND (RowMajor, NoneBox)" if table.layout == "ND" else \
+            "NZ (ColMajor, RowMajor, 512 B fractal)"
+        raise VerifyError(f"an {table.layout} table pairs with an {want} {data_name} tile "
+                          f"on a2a3, got {data.blayout}/{data.slayout}", op=op,
+                          operand=data_name)
     es = data.dtype.size
     if data.cols * es % 32:
         raise AlignmentError(f"{data_name}'s padded row ({data.cols} x {es} B) must be a "

@@ -54,11 +54,10 @@ def mgather(m: TileOps, dst: Tile, table: GlobalTensor, idx: Tile, *, coalesce: 
         gm = gi.elem_gm(table, dst.dtype.c0, g, safe).ravel()
         take = use.ravel()
     src_buf, src_pos = gi.gm_bytes(m, op, table, gm[take], "R")
-    if g.nz and g.row and policy == "zero":     # a2a3 pre-zeroes the whole NZ tile
-        zero_at = np.arange(dst.rows * dst.cols)
-    else:                                       # zero lanes written where a copy would be
-        zero_at = ub[~take]
-    written = np.union1d(ub, zero_at) if zero_at.size else np.unique(ub[take])
+    # zero lanes are written where their copy would go; a2a3 pre-zeroes a whole NZ tile
+    zero_at = np.arange(dst.rows * dst.cols) if g.nz and g.row and policy == "zero" \
+        else ub[~take]
+    written = np.union1d(ub[take], zero_at)
     dst_buf, dst_pos = gi.tile_bytes(m, op, dst, "dst", written, "W")
     if zero_at.size:
         z = np.searchsorted(written, zero_at)
