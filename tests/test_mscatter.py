@@ -248,10 +248,8 @@ def test_policy_rules() -> None:
 
 
 # --- .pto ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("target, pipe", [("a5", "PIPE_V"), ("a2a3", "PIPE_MTE3")])
-def test_pto_scatter(target: str, pipe: str) -> None:
-    """The scatter waits for the loads of its tiles on its target's pipe (a flag
-    MTE2 -> ``pipe``); waiting on the other pipe leaves a hazard."""
+def scatter_text(target: str) -> str:
+    """A kernel loading an index and a source tile, then an atomic wrapping mscatter."""
     src_t, idx_t = tile_buf("f32", 4, 8), tile_buf("i32", 1, 4)
     body = (f"pto.mscatter ins(%s, %ix : {src_t}, {idx_t}) outs(%t : "
             f"!pto.partition_tensor_view<10x8xf32>) "
@@ -263,6 +261,14 @@ def test_pto_scatter(target: str, pipe: str) -> None:
                       views={"t": ("g", "f32", 10, 8), "iv": ("i", "i32", 1, 4),
                              "sw": ("sv", "f32", 4, 8)},
                       tiles={"s": src_t, "ix": idx_t}, loads=[("iv", "ix"), ("sw", "s")])
+    return text
+
+
+@pytest.mark.parametrize("target, pipe", [("a5", "PIPE_V"), ("a2a3", "PIPE_MTE3")])
+def test_pto_scatter(target: str, pipe: str) -> None:
+    """The scatter waits for the loads of its tiles on its target's pipe (a flag
+    MTE2 -> ``pipe``); waiting on the other pipe leaves a hazard."""
+    text = scatter_text(target)
     table = np.ones((10, 8), np.float32)
     vals = np.arange(32, dtype=np.float32).reshape(4, 8)
     idx = np.array([[3, 13, 0, 9]], np.int32)
