@@ -432,7 +432,7 @@ class Executor:
         elif self.events is not None:
             events = self.events
             events.append((BEGIN, state.core, op, spec,
-                           spec.pipe_of(args, self.m.target.name)))
+                           spec.pipe_of(args, self.m.target)))
             if len(events) >= FLUSH_AT:
                 obs.flush()
             self.m.access_log = events      # the op's accesses; its end needs no entry
@@ -443,7 +443,7 @@ class Executor:
             finally:
                 self.m.access_log = None
         else:
-            obs.begin_op(state.core, op, spec, args, spec.pipe_of(args, self.m.target.name),
+            obs.begin_op(state.core, op, spec, args, spec.pipe_of(args, self.m.target),
                          kwargs)
             try:
                 if before is not None:

@@ -34,10 +34,6 @@ if TYPE_CHECKING:
     from .ops import TileOps
 
 FRACTAL_ROWS = 16
-_BASE_DTYPES = frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16", "i32", "si32", "ui32",
-                          "f16", "bf16", "f32"})
-# a5 adds the 8-bit float types (pto-isa IsValidGatherDType / IsValidScatterDType)
-DATA_DTYPES = {"a2a3": _BASE_DTYPES, "a5": _BASE_DTYPES | {"hif8", "f8E4M3FN", "f8E5M2"}}
 INDEX_DTYPES = frozenset({"i32", "si32", "ui32"})
 
 
@@ -80,9 +76,9 @@ def check_operands(m: TileOps, op: str, data: Tile, data_name: str, table: Globa
             raise SpaceError(f"{name} must be a Vec tile (UB), got {t.tile_type}", op=op,
                              operand=name)
     dt = data.dtype
-    if dt.name not in DATA_DTYPES[tgt]:
+    if dt.name not in m.target.gm_index_dtypes:
         raise DtypeError(f"{data_name} element type {dt.name} is not one of "
-                         f"{', '.join(sorted(DATA_DTYPES[tgt]))} on {tgt}", op=op,
+                         f"{', '.join(sorted(m.target.gm_index_dtypes))} on {tgt}", op=op,
                          operand=data_name)
     if idx.dtype.name not in INDEX_DTYPES:
         raise DtypeError(f"idx element type must be i32 or ui32, got {idx.dtype.name}",
@@ -92,13 +88,14 @@ def check_operands(m: TileOps, op: str, data: Tile, data_name: str, table: Globa
                          f"{data_name}'s {dt.name}", op=op, operand="table")
     vr, vc = data.valid
     ir, ic = idx.valid
-    nz = _check_layouts(tgt, op, data, data_name, table, idx)
+    simt = m.target.gm_index_simt
+    nz = _check_layouts(m, op, data, data_name, table, idx)
     row = coalesce == "row"
     if coalesce == "auto":      # PTOAS's choice (.pto): from the index tile's shape / layout
         row = (idx.blayout == "RowMajor" and (ir, ic) == (1, vr)) or \
             (idx.blayout == "ColMajor" and (ir, ic) == (vr, 1))
     if row:
-        shapes = [(1, vr)] + ([(vr, 1)] if tgt == "a5" else [])
+        shapes = [(1, vr)] + ([(vr, 1)] if simt else [])
         if (ir, ic) not in shapes:
             raise VerifyError(f"Coalesce::Row needs an index tile of valid shape "
                               f"{' or '.join(f'[{a}, {b}]' for a, b in shapes)} on {tgt}, "
@@ -115,7 +112,7 @@ def check_operands(m: TileOps, op: str, data: Tile, data_name: str, table: Globa
     s = table.shape
     if nz:
         cap = s[2] * FRACTAL_ROWS if row else s[0] * s[1] * s[2] * s[3] * s[4]
-    elif row and tgt == "a5":
+    elif row and simt:
         if s[4] != vc:
             raise VerifyError(f"Coalesce::Row on a5 needs the table's Shape[4] ({s[4]}) to "
                               f"equal {data_name}'s valid columns ({vc})", op=op,
@@ -132,10 +129,10 @@ def check_operands(m: TileOps, op: str, data: Tile, data_name: str, table: Globa
     return Geometry(row, nz, vr, vc, cap)
 
 
-def _check_layouts(tgt: str, op: str, data: Tile, data_name: str, table: GlobalTensor,
+def _check_layouts(m: TileOps, op: str, data: Tile, data_name: str, table: GlobalTensor,
                    idx: Tile) -> bool:
     """Layout rules; True for the a2a3 NZ table / NZ tile pair."""
-    if tgt == "a5":
+    if m.target.gm_index_simt:
         if table.layout != "ND":
             raise VerifyError(f"the table must be ND on a5 (the SIMT kernels address GM as "
                               f"packed ND), got {table.layout}", op=op, operand="table")
@@ -219,7 +216,7 @@ def nz_gm_offset(table: GlobalTensor, c0: int, row: np.ndarray, col: np.ndarray
 
 
 def row_lanes(table: GlobalTensor, t: Tile, g: Geometry, rows: np.ndarray,
-              tgt: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              simt: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row mode: (tile element offset, table element offset, lane row) of every element
     a row copy moves, for the table rows ``rows`` (one per tile row)."""
     r = np.arange(g.vr)
@@ -235,7 +232,7 @@ def row_lanes(table: GlobalTensor, t: Tile, g: Geometry, rows: np.ndarray,
         ub = (blk * t.rows * c0)[None, :, None] + (r * c0)[:, None, None] + k[None, None, :]
         lane = np.broadcast_to(r[:, None, None], gm.shape)
         return ub.ravel(), gm.ravel(), lane.ravel()
-    stride = g.vc if tgt == "a5" else table.stride[3]
+    stride = g.vc if simt else table.stride[3]
     ub = t.layout.offsets(g.vr, g.vc)
     gm = rows[:, None] * stride + np.arange(g.vc)[None, :]
     return ub.ravel(), gm.ravel(), np.broadcast_to(r[:, None], ub.shape).ravel()

@@ -47,7 +47,7 @@ def mgather(m: TileOps, dst: Tile, table: GlobalTensor, idx: Tile, *, coalesce: 
     safe, use = gi.remap(op, raw, g.cap, policy, "zero")
     es = dst.dtype.size
     if g.row:
-        ub, gm, lane = gi.row_lanes(table, dst, g, safe, m.target.name)
+        ub, gm, lane = gi.row_lanes(table, dst, g, safe, m.target.gm_index_simt)
         take = use[lane]
     else:
         ub = dst.layout.offsets(g.vr, g.vc).ravel()

@@ -26,15 +26,6 @@ if TYPE_CHECKING:
 
 OOB = ("undefined", "skip", "clamp", "wrap")
 ATOMICS = ("none", "add", "max", "min")
-# pto-isa IsValidScatterAtomic (a5) / IsValidMScatterAtomic (a2a3: Add only)
-ATOMIC_DTYPES = {
-    "a5": {"add": {"i32", "si32", "ui32", "f32", "f16", "bf16"},
-           "max": {"i32", "si32", "ui32", "f32"}, "min": {"i32", "si32", "ui32", "f32"}},
-    "a2a3": {"add": {"i8", "si8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32"},
-             "max": set(), "min": set()},
-}
-
-
 def mscatter(m: TileOps, table: GlobalTensor, src: Tile, idx: Tile, *, coalesce: str = "Row",
              atomic: str = "None", oob: str = "Undefined", conflict: str | None = None
              ) -> None:
@@ -45,21 +36,21 @@ def mscatter(m: TileOps, table: GlobalTensor, src: Tile, idx: Tile, *, coalesce:
     how = gi.choice(op, "atomic", atomic, ATOMICS)
     policy = gi.choice(op, "oob", oob, OOB)
     tgt = m.target.name
-    if conflict is not None and tgt != "a5":
+    if conflict is not None and not m.target.gm_index_simt:
         raise VerifyError(f"{tgt} has no ScatterConflict policy (its walk is sequential: "
                           f"the last write wins)", op=op, operand="conflict")
     last = gi.choice(op, "conflict", conflict or "Last", ("last", "default")) == "last"
     g = gi.check_operands(m, op, src, "src", table, idx, mode)
     dt = src.dtype
-    if how != "none" and dt.name not in ATOMIC_DTYPES[tgt][how]:
-        allowed = sorted(ATOMIC_DTYPES[tgt][how])
+    if how != "none" and dt.name not in m.target.scatter_atomic_dtypes[how]:
+        allowed = sorted(m.target.scatter_atomic_dtypes[how])
         raise DtypeError(f"atomic {how} on {tgt} takes "
                          f"{', '.join(allowed) if allowed else 'no element type'}, got "
                          f"{dt.name}", op=op, operand="atomic")
     raw = gi.read_indices(m, op, idx, g)
     safe, use = gi.remap(op, raw, g.cap, policy, "skip")
     if g.row:
-        ub, gm, lane = gi.row_lanes(table, src, g, safe, tgt)
+        ub, gm, lane = gi.row_lanes(table, src, g, safe, m.target.gm_index_simt)
         order = np.lexsort((ub, lane))              # row by row, then along the row
         ub, gm, lane = ub[order], gm[order], lane[order]
         keep = use[lane]
