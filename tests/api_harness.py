@@ -147,6 +147,10 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL_BIAS": ([acc, left, right, bias], {}),
         "TGET_SCALE_ADDR": ([m.tile("ScaleLeft", "e8m0", 48, 2), left], {}),
         "TPREFETCH": ([m.tile("Vec", "f32", 40, 64, addr=81920), g32], {}),
+        "MGATHER": ([m.tile("Vec", "f16", 4, 64, valid=(4, 50), addr=110592), g,
+                     m.tile("Vec", "i32", 1, 8, valid=(1, 4), addr=111104)], {"oob": "Clamp"}),
+        "MSCATTER": ([g32, m.tile("Vec", "f32", 4, 64, addr=111616),
+                      m.tile("Vec", "i32", 1, 8, valid=(1, 4), addr=112640)], {"oob": "Clamp"}),
         **{name: ([acc16, vleft, right, *([bias] if name == "TGEMV_BIAS" else [])], {})
            for name in ("TGEMV", "TGEMV_ACC", "TGEMV_BIAS")},
         # the _FP exits: an f32 accumulator quantised to f16 with per-channel FB words

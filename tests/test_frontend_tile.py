@@ -256,7 +256,10 @@ def test_every_tile_op_appears_in_the_kernels():
         f"pto.tstore_fp ins(%acc, %fp : {ACC}, {fp}) "
         f"outs(%cp : !pto.partition_tensor_view<1x32xf32>)"))
     prefetch = VEC.replace("pto.tload ins(", "pto.tprefetch ins(", 1)
-    seen = {type(op) for text in (VEC, CUBE, DYNAMIC, gemv, prefetch)
+    from test_mgather import _pto as gather_text
+    from test_mscatter import scatter_text
+    seen = {type(op) for text in (VEC, CUBE, DYNAMIC, gemv, prefetch, gather_text("a5", (1, 4)),
+                                  scatter_text("a5"))
             for op in parse_module(text).walk()}
     assert set(TILE_OPS) <= seen
     assert {MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp} <= seen

@@ -135,6 +135,19 @@ class Target:
     # manual tile ops this target's NPU code does not implement (pto-isa has them in its CPU
     # simulator only): they raise NotImplementedOpError unless called with cpu_sim_compat
     npu_missing_tile_ops: frozenset[str] = frozenset()
+    # MGATHER / MSCATTER: a5's SIMT kernels (rows packed at the valid width, Row capacity
+    # Shape[3], a [R, 1] ColMajor index tile, ND tables only, a ScatterConflict policy),
+    # else a2a3's scalar walk (Stride[3] rows, capacity Shape[0..3], NZ table / tile pairs)
+    gm_index_simt: bool = False
+    # ... their data element types, the pipes they run on (PTOAS getPipe: V for a5's SIMT
+    # kernels, MTE2 / MTE3 for a2a3's DMAs), and MSCATTER's atomic element types
+    gm_index_dtypes: frozenset[str] = frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16",
+                                                 "i32", "si32", "ui32", "f16", "bf16", "f32"})
+    mgather_pipe: str = "MTE2"
+    mscatter_pipe: str = "MTE3"
+    scatter_atomic_dtypes: dict[str, frozenset[str]] = field(default_factory=lambda: {
+        "add": frozenset({"i8", "si8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32"}),
+        "max": frozenset(), "min": frozenset()})
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -232,6 +245,14 @@ A2A3 = Target(
 
 A5 = Target(
     name="a5",
+    gm_index_simt=True,
+    gm_index_dtypes=frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16", "i32", "si32",
+                               "ui32", "f16", "bf16", "f32", "hif8", "f8E4M3FN", "f8E5M2"}),
+    mgather_pipe="V",
+    mscatter_pipe="V",
+    scatter_atomic_dtypes={"add": frozenset({"i32", "si32", "ui32", "f32", "f16", "bf16"}),
+                           "max": frozenset({"i32", "si32", "ui32", "f32"}),
+                           "min": frozenset({"i32", "si32", "ui32", "f32"})},
     tgather_cmp=True,
     ttri_unclamped=True,
     vcpadd_flat_tiles=True,

@@ -70,6 +70,7 @@ from .tile_types import (
     AccToVecModeAttr,
     AtomicTypeAttr,
     CmpModeAttr,
+    GatherOOBAttr,
     LayoutAttr,
     MaskPatternAttr,
     PartitionTensorViewType,
@@ -78,6 +79,8 @@ from .tile_types import (
     ReluPreModeAttr,
     RoundModeAttr,
     SaturationModeAttr,
+    ScatterAtomicOpAttr,
+    ScatterOOBAttr,
     TensorViewType,
     TileBufType,
 )
@@ -112,7 +115,8 @@ _ATTRIBUTES = (
     PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
-    MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr,
+    MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
+    ScatterOOBAttr, ScatterAtomicOpAttr,
     VRegType, MaskType, AlignType,
 )
 # What the parser loads up front: the hand-written ops and every attribute and type. The

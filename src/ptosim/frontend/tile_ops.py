@@ -66,9 +66,12 @@ from .syntax import (
 from .tile_types import (
     AccToVecModeAttr,
     AtomicTypeAttr,
+    GatherOOBAttr,
     LayoutAttr,
     PartitionTensorViewType,
     ReluPreModeAttr,
+    ScatterAtomicOpAttr,
+    ScatterOOBAttr,
     TensorViewType,
     TileBufType,
     tile_space,
@@ -633,6 +636,49 @@ class TPrefetchOp(TileOp):
 
 
 @irdl_op_definition
+class MGatherOp(TileOp):
+    """GM view -> Vec tile through an index tile (MGATHER); Row or Elem as PTOAS picks it
+    from the index tile's valid shape and layout."""
+
+    name = "pto.mgather"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("mem", "view"), ("idx", "tile"),
+                                                    ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "mem", "idx")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"dst": ("vec",), "idx": ("vec",)}
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {"gatherOob": GatherOOBAttr}
+
+    mem = operand_def()
+    idx = operand_def()
+    dst = operand_def()
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        args, kw = super().tile_call()
+        return args, {**kw, "coalesce": "auto"}
+
+
+@irdl_op_definition
+class MScatterOp(TileOp):
+    """Vec tile -> GM view through an index tile (MSCATTER); PTOAS has no conflict
+    attribute, so a5 runs ScatterConflict::Last."""
+
+    name = "pto.mscatter"
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("idx", "tile"),
+                                                    ("mem", "view"))
+    CALL: ClassVar[tuple[str, ...]] = ("mem", "src", "idx")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("vec",), "idx": ("vec",)}
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {"scatterAtomicOp": ScatterAtomicOpAttr,
+                                                   "scatterOob": ScatterOOBAttr}
+
+    src = operand_def()
+    idx = operand_def()
+    mem = operand_def()
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        args, kw = super().tile_call()
+        return args, {**kw, "coalesce": "auto"}
+
+
+@irdl_op_definition
 class TStoreFpOp(TileOp):
     """Acc tile -> GM view with vector pre-quantisation from a scaling tile (TSTORE_FP)."""
 
@@ -674,6 +720,10 @@ def _attribute_keywords(attrs: dict[str, Attribute]) -> dict[str, object]:
             kw["atomic"] = "add"
         elif key == "reluPreMode" and word == "normal_relu":
             kw["pre_relu"] = (None, "normal_relu")
+        elif key in ("gatherOob", "scatterOob"):
+            kw["oob"] = word
+        elif key == "scatterAtomicOp":
+            kw["atomic"] = word
         elif key == "accToVecMode":
             kw["mode"] = "".join(part.capitalize() for part in word.split("_"))  # C++ name
     return kw
@@ -859,6 +909,6 @@ TILE_OPS: tuple[type[TileOp], ...] = (
     TLoadOp, TStoreOp, TMovOp, TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TGemvOp, TGemvAccOp,
     TGemvBiasOp, TExtractOp,
     TInsertOp, TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp, TStoreFpOp, TMovFpOp,
-    TExtractFpOp, TInsertFpOp, TPrefetchOp,
+    TExtractFpOp, TInsertFpOp, TPrefetchOp, MGatherOp, MScatterOp,
 )
 VIEW_OPS = (MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp)

@@ -388,6 +388,39 @@ class AtomicTypeAttr(_WordAttr):
 
 
 @irdl_attr_definition
+class GatherOOBAttr(_WordAttr):
+    """``#pto<gather_oob undefined|clamp|wrap|zero>``: an mgather's out-of-range policy."""
+
+    name = "pto.gather_oob"
+
+    value: StringAttr
+    CHOICES = ("undefined", "clamp", "wrap", "zero")
+    WHAT = "a gather OOB mode"
+
+
+@irdl_attr_definition
+class ScatterOOBAttr(_WordAttr):
+    """``#pto<scatter_oob undefined|skip|clamp|wrap>``: an mscatter's out-of-range policy."""
+
+    name = "pto.scatter_oob"
+
+    value: StringAttr
+    CHOICES = ("undefined", "skip", "clamp", "wrap")
+    WHAT = "a scatter OOB mode"
+
+
+@irdl_attr_definition
+class ScatterAtomicOpAttr(_WordAttr):
+    """``#pto<scatter_atomic_op none|add|max|min>``: an mscatter's GM combine."""
+
+    name = "pto.scatter_atomic_op"
+
+    value: StringAttr
+    CHOICES = ("none", "add", "max", "min")
+    WHAT = "a scatter atomic op"
+
+
+@irdl_attr_definition
 class ReluPreModeAttr(_WordAttr):
     """``#pto.relu_pre_mode<no_relu|normal_relu>``: FIXPIPE's ReLU on a tile op."""
 

@@ -431,7 +431,8 @@ class Executor:
             value = call(*args, **kwargs)
         elif self.events is not None:
             events = self.events
-            events.append((BEGIN, state.core, op, spec, spec.pipe_of(args)))
+            events.append((BEGIN, state.core, op, spec,
+                           spec.pipe_of(args, self.m.target)))
             if len(events) >= FLUSH_AT:
                 obs.flush()
             self.m.access_log = events      # the op's accesses; its end needs no entry
@@ -442,7 +443,8 @@ class Executor:
             finally:
                 self.m.access_log = None
         else:
-            obs.begin_op(state.core, op, spec, args, spec.pipe_of(args), kwargs)
+            obs.begin_op(state.core, op, spec, args, spec.pipe_of(args, self.m.target),
+                         kwargs)
             try:
                 if before is not None:
                     before()

@@ -37,8 +37,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("SET_IMG2COL_PADDING", "cube tile"),
     _op("SET_IMG2COL_RPT", "cube tile"),
     _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
-    _op("MGATHER", "memory", "pto.mgather"),
-    _op("MSCATTER", "memory", "pto.mscatter"),
     _op("TPREFETCH_ASYNC", "memory", "pto.tprefetch_async", "pto.get_prefetch_async_session",
         "pto.make_prefetch_async_context"),
     _op("TPUSH", "pipes and sync", "pto.tpush", "pto.tpush_to_aic", "pto.tpush_to_aiv"),

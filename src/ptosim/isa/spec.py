@@ -84,6 +84,10 @@ class OpSpec:
     result_kw: str | None = None
     check: Callable[[dict[str, Any]], str | None] | None = None
     lane: str | None = None
+    # ``target_pipe``: the Target attribute naming the pipe of an op whose pipe is the
+    # target's choice (MGATHER / MSCATTER: a SIMT kernel on a5's V pipe, MTE2 / MTE3 on
+    # a2a3, as PTOAS's getPipe says); without a target, ``pipe``.
+    target_pipe: str | None = None
 
     @property
     def operand_names(self) -> tuple[str, ...]:
@@ -93,7 +97,9 @@ class OpSpec:
     def mnemonic(self) -> str:
         return f"pto.{self.name}"
 
-    def pipe_of(self, args: Args) -> str:
+    def pipe_of(self, args: Args, target: object = None) -> str:
+        if self.target_pipe is not None and target is not None:
+            return str(getattr(target, self.target_pipe))
         return self.pipe(args) if callable(self.pipe) else self.pipe
 
     def core_of(self, args: Args) -> str:

@@ -146,6 +146,10 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _other("alloc_tile", "view"), _other("tile_buf_addr", "view"),
     _tile("tload", "TLOAD", "MTE2"),
     _tile("tprefetch", "TPREFETCH", "MTE2"),
+    # a5: a SIMT kernel on the vector core (V); a2a3: the scalar unit driving MTE2 / MTE3
+    # (PTOAS MGatherOp / MScatterOp getPipe; docs/semantics.md)
+    OpSpec("mgather", "tile", "MTE2", _tile_core, "MGATHER", target_pipe="mgather_pipe"),
+    OpSpec("mscatter", "tile", "MTE3", _tile_core, "MSCATTER", target_pipe="mscatter_pipe"),
     _tile("tstore", "TSTORE", _move_pipe),
     _tile("tmov", "TMOV", _move_pipe),
     _tile("textract", "TEXTRACT", _move_pipe),
