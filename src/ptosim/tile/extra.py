@@ -177,7 +177,7 @@ def _pairsum(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
         put(m, dst, alu.BINARY["add"](x[:, 0:2 * half:2], x[:, 1:2 * half:2], dt), "dst")
 
 
-# --- TADDRELUCONV / TSUBRELUCONV / TADDDEQRELU -------------------------------------------------------------
+# --- TADDRELUCONV / TSUBRELUCONV / TADDDEQRELU ---------------------------------------------
 _RELUCONV_PAIRS = {("f32", "f16"), ("f16", "i8"), ("i16", "i8")}
 
 
@@ -289,7 +289,7 @@ def _is_integer_f32(x: np.ndarray) -> np.ndarray:
 _POW_ALGOS = ("DEFAULT", "HIGH_PRECISION")
 
 
-def _pow_exp_scalar(op: str, x: Any, dt: DType) -> np.generic:
+def _pow_exp_scalar(op: str, x: Any, dt: DType) -> Any:
     """TPOWS's exponent as a value of the element type (C++ ``typename DstTile::DType``:
     integers wrap into it, floats round to it)."""
     s = _scalar(op, x, dt)
@@ -331,8 +331,8 @@ def _pow(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
         put(m, dst, alu.BINARY["pow"](b, e, dt), "dst")
         return
     f32 = dtype("f32")
-    wide = [convert.convert(x, dt, f32) for x in (b, e)]            # exact widening
-    out = pow_a5.pow_f32(*wide, high_precision=algo == "HIGH_PRECISION")
+    wb, we = (convert.convert(x, dt, f32) for x in (b, e))          # exact widening
+    out = pow_a5.pow_f32(wb, we, high_precision=algo == "HIGH_PRECISION")
     if dt.name != "f32":
         out = convert.convert(out, f32, dt, rnd="R", sat=_vcvt_sat(m, "f32", dt.name))
     put(m, dst, out, "dst")

@@ -48,11 +48,11 @@ def _fma(a: np.ndarray, b: np.ndarray | np.float32, c: np.ndarray | np.float32) 
     """``a * b + c`` rounded once (vmadd ``d = d * a + b``, vmula ``d = d + a * b``,
     vaxpy ``d = alpha * s + d``)."""
     shape = np.broadcast(a, b, c).shape
-    return alu.TERNARY["fma"](*(np.broadcast_to(np.float32(x) if np.isscalar(x) else x, shape)
-                                for x in (a, b, c)), F32)
+    x, y, z = (np.broadcast_to(np.asarray(v, np.float32), shape) for v in (a, b, c))
+    return alu.TERNARY["fma"](x, y, z, F32)
 
 
-def _bits(x: np.ndarray) -> np.ndarray:
+def _bits(x: np.ndarray | np.float32) -> np.ndarray:
     return np.ascontiguousarray(x, np.float32).view(_I32)
 
 
