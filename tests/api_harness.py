@@ -209,10 +209,10 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
         "TADDSC": ([f32, f32, 0.5, f32], {"cpu_sim_compat": True}),  # no NPU code
         "TTRI": ([f32, 1], {"upper_or_lower": 1}),
         "TPAIRREDUCESUM": ([f32, f32], {}),
-        # a2a3 only: refused on the harness's a5 machine (see REFUSED_BASELINES)
         "TPOW": ([f32, f32, f32, f32], {}),
-        "TPOWS": ([f32, f32, 2.0, f32], {}),
+        "TPOWS": ([f32, f32, 2.0, f32], {"algo": "HIGH_PRECISION"}),
         "TADDRELUCONV": ([tile("f16", 1, 64), f32, f32], {}),
+        "TSUBRELUCONV": ([tile("f16", 1, 64), f32, f32], {}),
         "TADDDEQRELU": ([tile("f16", 2, 16, (2, 8)), tile("i32", 2, 8), tile("i32", 2, 8), 0.5,
                          tile("i32", 2, 8)], {}),
         "TSUBSC": ([f32, f32, 0.5, f32], {"cpu_sim_compat": True}),
@@ -386,7 +386,7 @@ def dsa_calls(m: ptosim.Machine, v: Any, k: Any) -> dict[str, tuple[list[Any], d
     }
 
 
-REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS", "TPOW", "TPOWS"}
+REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS"}
 
 
 def cases(calls: dict[str, tuple[list[Any], dict[str, Any]]],

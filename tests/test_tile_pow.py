@@ -123,9 +123,6 @@ def test_f32_pow_and_special_cases() -> None:
 
 
 def test_rules() -> None:
-    a5 = ptosim.Machine(target="a5")
-    with pytest.raises(ptosim.NotImplementedOpError, match="TPOW: a5's TPOW runs its own log"):
-        a5.TPOW(*_tiles(a5, "f32"))
     m = ptosim.Machine(target="a2a3")
     with pytest.raises(ptosim.DtypeError, match="TPOW: dst element type must be one of f32, "
                                                 "i16, i32, i8, ui16, ui32, ui8 on a2a3, got f16"):

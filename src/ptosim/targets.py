@@ -121,8 +121,11 @@ class Target:
     # vaddreluconv_* instruction whose conversion is not published
     addreluconv_composed: bool = False
     # TPOW / TPOWS: exp(ln(x) * y) with vln, vmul(s), vexp and scalar fix-ups, integers by
-    # scalar squaring (A2A3 TPow.hpp); else a5's own register polynomials (not modelled)
+    # scalar squaring, PowAlgorithm ignored (A2A3 TPow.hpp); else a5's vector code
+    # (tile/pow_a5.py: DEFAULT and HIGH_PRECISION, integers by vector squaring)
     tpow_ln_exp: bool = False
+    # element types TPOW / TPOWS take with algo=HIGH_PRECISION (empty: algo is ignored)
+    tpow_high_precision_types: frozenset[str] = frozenset()
     # TPREFETCH packs a slice's rows at their byte length in UB (A5 copy_gm_to_ubuf_align_v2
     # with ubStride = lenBurst); else at 32 B boundaries (A2A3 through the TLOAD DMA)
     prefetch_packed_rows: bool = False
@@ -260,6 +263,7 @@ A5 = Target(
     vector_quant_gm=_VQ_A5_GM,
     vector_quant_chip=_VQ_A5_CHIP,
     addreluconv_composed=True,
+    tpow_high_precision_types=frozenset({"f16", "f32", "bf16"}),
     ttrans_row_blocks=True,
     npu_missing_tile_ops=_CPU_SIM_ONLY,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,

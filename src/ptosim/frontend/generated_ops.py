@@ -155,9 +155,12 @@ def _operand_kind(t: Attribute) -> str:
 
 
 def _attr_value(value: Attribute) -> object:
-    """An attribute as the Python face's keyword value: a word, an int or a bool."""
+    """An attribute as the Python face's keyword value: a word (or string), an int or a
+    bool."""
     if isinstance(value, _WordAttr):
         return value.value.data
+    if isinstance(value, StringAttr):    # {algo = "HIGH_PRECISION"}: the word itself
+        return value.data
     if isinstance(value, IntegerAttr):
         n = value.value.data
         return bool(n) if isinstance(value.type, IntegerType) and value.type.width.data == 1 \

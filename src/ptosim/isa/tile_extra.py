@@ -44,11 +44,16 @@ ROWS: tuple[OpSpec, ...] = (
     _row("tmuladddst", "muladd", (_t("src0"), _t("src1")), dst_role="RW"),
     _row("tsubrelu", "subrelu", (_t("src0"), _t("src1"))),
     _row("tpairreducesum", "pairsum", (_t("src"),)),
-    # TPOW(dst, base, exp, tmp) / TPOWS(dst, base, exp scalar, tmp): tmp is written
-    _row("tpow", "pow", (_t("base"), _t("exp"), _t("tmp", "W"))),
-    _row("tpows", "pow", (_t("base"), Operand("exp", "scalar"), _t("tmp", "W"))),
-    # add, ReLU, convert (f32 -> f16, f16 -> i8, i16 -> i8); dequantising add (i32 -> f16)
+    # TPOW(dst, base, exp, tmp) / TPOWS(dst, base, exp scalar, tmp): tmp is written (a2a3
+    # f32; a5 ignores it); pto-isa's PowAlgorithm template argument is the Python keyword
+    # algo and ptosim's text attribute {algo = "HIGH_PRECISION"}
+    *(OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax="tile_dps",
+             operands=(Operand("dst", "tile", "W"), _t("base"), exp, _t("tmp", "W")),
+             impl=TileRule("pow"), attrs=(("algo", "algo"),))
+      for name, exp in (("tpow", _t("exp")), ("tpows", Operand("exp", "scalar")))),
+    # add / sub, ReLU, convert (f32 -> f16, f16 -> i8, i16 -> i8); dequantising add
     _row("taddreluconv", "addreluconv", (_t("src0"), _t("src1"))),
+    _row("tsubreluconv", "addreluconv", (_t("src0"), _t("src1"))),
     _row("tadddeqrelu", "adddeqrelu", (_t("src0"), _t("src1"), Operand("deqScale", "scalar"),
                                        _t("tmp", "RW"))),
     # TTRI<isUpperOrLower>(dst, diagonal); PTOAS: ins(%diag {upperOrLower = 1 : i32} : i32)

@@ -18,6 +18,7 @@ import numpy as np
 from ..dtypes import DType, dtype
 from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, VerifyError
 from ..isa import alu, convert
+from . import pow_a5
 from .tile import Tile
 from .vector import _nd, _scalar, check_part_valid, same_valid
 
@@ -176,7 +177,7 @@ def _pairsum(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None
         put(m, dst, alu.BINARY["add"](x[:, 0:2 * half:2], x[:, 1:2 * half:2], dt), "dst")
 
 
-# --- TADDRELUCONV / TADDDEQRELU -------------------------------------------------------------
+# --- TADDRELUCONV / TSUBRELUCONV / TADDDEQRELU ---------------------------------------------
 _RELUCONV_PAIRS = {("f32", "f16"), ("f16", "i8"), ("i16", "i8")}
 
 
@@ -189,12 +190,15 @@ def _vcvt_sat(m: TileOps, src: str, dst: str) -> bool:
 
 
 def _addreluconv(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
-    """dst = convert(max(src0 + src1, 0)), a5's vadd, vmaxs 0 and vcvt (round to nearest
-    even); i16 -> i8 clamps to 127 first (vmins) and narrows. a2a3 runs one fused
-    vaddreluconv instruction whose arithmetic is not published: not implemented."""
+    """TADDRELUCONV / TSUBRELUCONV: dst = convert(max(src0 +- src1, 0)), a5's vadd / vsub,
+    vmaxs 0 and vcvt (round to nearest even); i16 -> i8 clamps to 127 first (vmins) and
+    narrows. a2a3 runs one fused vaddreluconv_* / vsubreluconv_* instruction whose
+    arithmetic is not published: not implemented."""
+    lane = "add" if op == "TADDRELUCONV" else "sub"
     if not m.target.addreluconv_composed:
-        raise NotImplementedOpError("a2a3 runs the fused vaddreluconv_* instruction, whose "
-                                    "conversion is not published; implemented for a5", op=op)
+        raise NotImplementedOpError(f"a2a3 runs the fused v{lane}reluconv_* instruction, "
+                                    f"whose conversion is not published; implemented for a5",
+                                    op=op)
     st = same_type(op, v, ("src0", "src1"))
     dst = v["dst"]
     pair = (st.name, dst.dtype.name)
@@ -203,7 +207,7 @@ def _addreluconv(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> 
                          f"{pair[0]} -> {pair[1]}", op=op, operand="dst")
     same_valid(op, v, "dst", ("src0", "src1"))
     a, b = valid_of(m, v["src0"], "src0"), valid_of(m, v["src1"], "src1")
-    r = alu.BINARY["max"](alu.BINARY["add"](a, b, st), np.zeros((), st.np), st)
+    r = alu.BINARY["max"](alu.BINARY[lane](a, b, st), np.zeros((), st.np), st)
     if st.name == "i16":
         out = np.minimum(r, 127).astype(np.int8)
     else:
@@ -242,7 +246,9 @@ def _adddeqrelu(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
 
 
 # --- TPOW / TPOWS ------------------------------------------------------------------------------
-_POW_TYPES = frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f32"})
+# the widest set (a5 DEFAULT); a2a3 narrows it (Target.tile_vector_dtypes), a5's
+# HIGH_PRECISION takes Target.tpow_high_precision_types instead
+_POW_TYPES = frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "f32"})
 _M32 = (1 << 32) - 1
 
 
@@ -280,26 +286,66 @@ def _is_integer_f32(x: np.ndarray) -> np.ndarray:
         return np.isfinite(x) & (np.floor(x) == x)
 
 
+_POW_ALGOS = ("DEFAULT", "HIGH_PRECISION")
+
+
+def _pow_exp_scalar(op: str, x: Any, dt: DType) -> Any:
+    """TPOWS's exponent as a value of the element type (C++ ``typename DstTile::DType``:
+    integers wrap into it, floats round to it)."""
+    s = _scalar(op, x, dt)
+    return np.array(s).astype(dt.np)[()] if dt.is_float \
+        else np.array(s & ((1 << (8 * dt.size)) - 1), np.uint64).astype(dt.np)[()]
+
+
 def _pow(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
+    """TPOW / TPOWS with pto-isa's ``PowAlgorithm`` as ``algo`` ("DEFAULT" or
+    "HIGH_PRECISION"). a2a3 ignores ``algo`` and runs `_pow_a2a3`; a5 runs its vector
+    code: integers by wrapping squaring over every exponent bit (alu ``pow``), floats in f32
+    lanes (`ptosim.tile.pow_a5`), f16 / bf16 widened and rounded back to nearest even."""
+    algo = kw.pop("algo", "DEFAULT")
+    if algo not in _POW_ALGOS:
+        raise VerifyError(f"algo must be DEFAULT or HIGH_PRECISION, got {algo!r}", op=op,
+                          operand="algo")
+    dst, base = v["dst"], v["base"]
+    names = ("dst", "base") if op == "TPOWS" else ("dst", "base", "exp")
+    dt = same_type(op, v, names)
+    hp_types = m.target.tpow_high_precision_types
+    if algo == "HIGH_PRECISION" and hp_types:
+        allowed = sorted(d for d in hp_types if m.target.has_dtype(d))
+        if dt.name not in allowed:
+            raise DtypeError(f"dst element type must be one of {', '.join(allowed)} with "
+                             f"algo=HIGH_PRECISION on {m.target.name}, got {dt.name}", op=op,
+                             operand="dst")
+    else:
+        dtype_in(m, op, "dst", dst, legal_types(m, op, _POW_TYPES))
+    same_valid(op, v, "dst", names[1:])
+    b = valid_of(m, base, "base")
+    if op == "TPOWS":
+        e = np.full(b.shape, _pow_exp_scalar(op, v["exp"], dt), dtype=dt.np)
+    else:
+        e = valid_of(m, v["exp"], "exp")
+    if m.target.tpow_ln_exp:
+        _pow_a2a3(m, op, v, dt, b, e)
+        return
+    if not dt.is_float:
+        put(m, dst, alu.BINARY["pow"](b, e, dt), "dst")
+        return
+    f32 = dtype("f32")
+    wb, we = (convert.convert(x, dt, f32) for x in (b, e))          # exact widening
+    out = pow_a5.pow_f32(wb, we, high_precision=algo == "HIGH_PRECISION")
+    if dt.name != "f32":
+        out = convert.convert(out, f32, dt, rnd="R", sat=_vcvt_sat(m, "f32", dt.name))
+    put(m, dst, out, "dst")
+
+
+def _pow_a2a3(m: TileOps, op: str, v: dict[str, Any], dt: DType, b: np.ndarray,
+              e: np.ndarray) -> None:
     """a2a3: integers by TPowICore per element (as C ints, the result truncated to the
     type); f32 as tmp = exp(ln|base| * exp) and dst = exp(ln(base) * exp) (vabs, vln,
     vmul / vmuls, vexp: ptosim's lane functions), then the scalar unit overwrites exp == 0
     -> 1, base == 0 -> 0 (exp > 0) or +inf, base == -1 with an infinite exp -> 1, and an
-    integer exp -> tmp, negated for a negative base and an odd exp. a5 computes its own
-    register polynomials: not modelled."""
-    if not m.target.tpow_ln_exp:
-        raise NotImplementedOpError("a5's TPOW runs its own log / exp polynomials in "
-                                    "registers (TPow.hpp), not modelled; a2a3's is", op=op)
-    dst, base, tmp = v["dst"], v["base"], v["tmp"]
-    names = ("dst", "base") if op == "TPOWS" else ("dst", "base", "exp")
-    dt = same_type(op, v, names)
-    dtype_in(m, op, "dst", dst, legal_types(m, op, _POW_TYPES))
-    same_valid(op, v, "dst", names[1:])
-    b = valid_of(m, base, "base")
-    if op == "TPOWS":
-        e = np.full(b.shape, _scalar(op, v["exp"], dt), dtype=dt.np)
-    else:
-        e = valid_of(m, v["exp"], "exp")
+    integer exp -> tmp, negated for a negative base and an odd exp."""
+    dst, tmp = v["dst"], v["tmp"]
     if not dt.is_float:
         put(m, dst, _pow_int(b, e).astype(dt.np), "dst")   # C's int -> T truncation
         return
