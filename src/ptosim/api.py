@@ -10,6 +10,7 @@ from .isa import GENERATED, OpSpec, planned_methods
 from .isa.planned import planned_tile_methods
 from .ops.legacy import LegacyOps
 from .tile.acc_fp import textract_fp, tinsert_fp, tmov_fp, tstore_fp
+from .tile.handle import tassign, tgetval, tsetval
 from .tile.ops import TileOps
 from .tile.prefetch import tprefetch
 from .tile.shape import tget_scale_addr, treshape, tsubview
@@ -83,6 +84,10 @@ Machine.TMOV_FP = tmov_fp  # type: ignore[attr-defined]
 Machine.TEXTRACT_FP = textract_fp  # type: ignore[attr-defined]
 Machine.TINSERT_FP = tinsert_fp  # type: ignore[attr-defined]
 Machine.TPREFETCH = tprefetch  # type: ignore[attr-defined]
+# a tile handle's address, and one element through the scalar unit
+Machine.TASSIGN = tassign  # type: ignore[attr-defined]
+Machine.TGETVAL = tgetval  # type: ignore[attr-defined]
+Machine.TSETVAL = tsetval  # type: ignore[attr-defined]
 
 
 def _guard_public_methods(cls: type) -> None:
