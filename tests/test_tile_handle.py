@@ -363,3 +363,10 @@ def test_element_access_runs_on_the_vector_core() -> None:
     text = KERNEL.replace("#pto.kernel_kind<vector>", "#pto.kernel_kind<cube>")
     with pytest.raises(ptosim.PtoError, match=r"runs on the vector cores \(AIV\)"):
         Kernel.from_text(text, "k.pto").run(_inputs())
+
+
+def test_timeline_puts_the_element_accesses_on_the_scalar_pipe() -> None:
+    timeline = Kernel.from_text(KERNEL, "k.pto").run(_inputs(), trace=True).timeline
+    pipes = {s.name: (s.pipe, s.args["bytes"]) for s in timeline.slices}
+    assert pipes["pto.tgetval"] == ("S", 4) and pipes["pto.tsetval"] == ("S", 4)
+    assert "pto.tassign" not in pipes and "pto.get_tensor_view_dim" not in pipes
