@@ -230,6 +230,10 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
                         tile("i32", 2, 8, (2, 1)), tile("i32", 2, 8, (2, 1))], {}),
         "TRESHAPE": ([recs, "f16", 2, 256], {}),
         "TSUBVIEW": ([recs, 0, 0, 1, 256], {"valid": (1, 8)}),
+        # a tile handle's address and one element through the scalar unit (tile.handle)
+        "TASSIGN": ([f32, 200 * 1024], {}),
+        "TGETVAL": ([f32, 3], {}),
+        "TSETVAL": ([f32, 3, 1.5], {}),
     }
 
 

@@ -10,6 +10,7 @@ from .isa import GENERATED, OpSpec, planned_methods
 from .isa.planned import planned_tile_methods
 from .ops.legacy import LegacyOps
 from .tile.acc_fp import textract_fp, tinsert_fp, tmov_fp, tstore_fp
+from .tile.handle import tassign, tgetval, tsetval
 from .tile.mgather import mgather
 from .tile.mscatter import mscatter
 from .tile.ops import TileOps
@@ -87,6 +88,10 @@ Machine.TINSERT_FP = tinsert_fp  # type: ignore[attr-defined]
 Machine.TPREFETCH = tprefetch  # type: ignore[attr-defined]
 Machine.MGATHER = mgather  # type: ignore[attr-defined]
 Machine.MSCATTER = mscatter  # type: ignore[attr-defined]
+# a tile handle's address, and one element through the scalar unit
+Machine.TASSIGN = tassign  # type: ignore[attr-defined]
+Machine.TGETVAL = tgetval  # type: ignore[attr-defined]
+Machine.TSETVAL = tsetval  # type: ignore[attr-defined]
 
 
 def _guard_public_methods(cls: type) -> None:

@@ -65,6 +65,7 @@ from .sync_ops import (
     WaitFlagDynOp,
     WaitFlagOp,
 )
+from .tile_handle import HANDLE_OPS
 from .tile_ops import TILE_OPS, VIEW_OPS
 from .tile_types import (
     AccToVecModeAttr,
@@ -100,7 +101,7 @@ OTHER_OPS = (
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
-    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp,
+    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:

@@ -737,6 +737,44 @@ def _get_validshape(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return list(st.env[op.operands[0]].valid)
 
 
+def _tassign(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """The tile bound at the i64 address (PTOAS rebinds the handle; ptosim's tiles are
+    values, so the result is the rebound tile and the operand keeps its address)."""
+    tassign = ex.m.TASSIGN  # type: ignore[attr-defined]  # the Machine's Python face
+    return [tassign(st.env[op.operands[0]], int(st.env[op.operands[1]]))]
+
+
+def _tile_valid(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [st.env[op.operands[0]].valid[op.AXIS]]  # type: ignore[attr-defined]
+
+
+def _view_query(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """One dimension's size or stride (elements) of a view, counted in the view type's
+    rank (ptosim keeps views right-aligned in 5-D: dimension i is 5 - rank + i)."""
+    from ..frontend.tile_handle import view_rank
+    from ..frontend.tile_types import memref_view
+    t = op.operands[0].type
+    rank = view_rank(t)
+    i = int(st.env[op.operands[1]])
+    if not 0 <= i < rank:
+        raise VerifyError(f"dim_index {i} must lie in [0, {rank}) (the view's rank)",
+                          op=op.name, operand="dim_index")
+    mem = memref_view(t)
+    if mem is not None:                 # a GM memref: a Ptr at run time, shape in the type
+        shape, strides = mem[0], mem[1]
+    else:
+        g = st.env[op.operands[0]].tensor
+        shape, strides = list(g.shape[5 - rank:]), list(g.stride[5 - rank:])
+    return [int((shape if op.WHAT == "size" else strides)[i])]  # type: ignore[attr-defined]
+
+
+def _tensor_view_addr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """A view's first element as a GM pointer (a partition's offsets included); a GM
+    memref operand (already a pointer) is its own address."""
+    v = st.env[op.operands[0]]
+    return [v if isinstance(v, Ptr) else v.tensor.ptr]
+
+
 def _tile_buf_addr(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     return [st.env[op.tile].ptr]  # type: ignore[attr-defined]
 
@@ -849,6 +887,10 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.subview": _subview,
     "pto.set_validshape": _set_validshape,
     "pto.get_validshape": _get_validshape,
+    "pto.tassign": _tassign,
+    "pto.tile_valid_rows": _tile_valid, "pto.tile_valid_cols": _tile_valid,
+    "pto.get_tensor_view_dim": _view_query, "pto.get_tensor_view_stride": _view_query,
+    "pto.tensor_view_addr": _tensor_view_addr,
     "pto.get_block_idx": _query(lambda ex, st: st.core.block),
     "pto.get_block_num": _query(lambda ex, st: len(ex.m.blocks)),
     "pto.get_subblock_idx": _query(lambda ex, st: st.core.sub),

@@ -27,7 +27,8 @@ SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may addr
 _FOLDABLE = {name for name in _SIMPLE if name.startswith("arith.")} | {
     "pto.castptr", "pto.addptr", "pto.make_tensor_view", "pto.partition_view",
     "pto.tile_buf_addr", "pto.treshape", "pto.subview", "pto.set_validshape",
-    "pto.get_validshape"}
+    "pto.get_validshape", "pto.tassign", "pto.tile_valid_rows", "pto.tile_valid_cols",
+    "pto.get_tensor_view_dim", "pto.get_tensor_view_stride", "pto.tensor_view_addr"}
 _ONCE = frozenset({"pto.alloc_tile"})     # creates state: evaluate once, share the result
 
 

@@ -47,7 +47,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TSYNC", "pipes and sync", "pto.tsync"),
     _op("SET_QUANT_SCALAR", "pipes and sync"),
     _op("SET_QUANT_VECTOR", "pipes and sync"),
-    _op("TASSIGN", "tile buffers", "pto.tassign", method=False),   # Python: m.tile(addr=)
 )
 
 # Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar
@@ -61,15 +60,15 @@ PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
     comm.ttest comm.twait comm.wait_async_event convert copy_gm_to_cbuf_multi_dn2nz
     copy_gm_to_cbuf_multi_nd2nz copy_matrix_cc_to_cbuf copy_matrix_cc_to_gm
     copy_matrix_cc_to_ub declare_eventid_array declare_global declare_local_array declare_tile
-    declare_tile_memref eventid_array_get eventid_array_set floor fma get_tensor_view_dim
-    get_tensor_view_stride import_reserved_buffer initialize_l2g2l_pipe initialize_l2l_pipe
+    declare_tile_memref eventid_array_get eventid_array_set floor fma
+    import_reserved_buffer initialize_l2g2l_pipe initialize_l2l_pipe
     inttoptr keep ldg load load_cbuf_to_ca_s4 load_cbuf_to_cb_mx load_cbuf_to_cb_s4
     local_array_get local_array_set mad_bias_raw mad_mx_bias_raw mad_mx_raw mad_raw
     materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint record_event redux_add
     redux_max redux_min reserve_buffer resume rint round set_atomic_s32 set_atomic_s8 set_ffts
     shuffle_bfly shuffle_down shuffle_idx shuffle_up simd.tile_to_memref simt_launch sqrt stg
-    store store_vfsimt_info syncthreads tensor_view_addr tgetval threadfence
-    threadfence_block tile_valid_cols tile_valid_rows trap tsetval uvld vdintlvv2 vintlvv2
+    store store_vfsimt_info syncthreads threadfence
+    threadfence_block trap uvld vdintlvv2 vintlvv2
     vote_all vote_any vote_ballot vote_uni vselrv2 wait_event
     """))
 

@@ -8,6 +8,7 @@ from typing import Any
 from . import (
     legacy,
     tile_extra,
+    tile_handle,
     tile_shape,
     tile_sort,
     tile_vector,
@@ -176,7 +177,7 @@ _ROWS += vector_cmp.ROWS
 _ROWS += vector_convert.ROWS + vector_reduce.ROWS
 _ROWS += vector_rearrange.ROWS + vector_gather.ROWS
 _ROWS += tile_sort.ROWS
-_ROWS += tile_extra.ROWS + tile_shape.ROWS
+_ROWS += tile_extra.ROWS + tile_shape.ROWS + tile_handle.ROWS
 _ROWS += vector_stream.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
