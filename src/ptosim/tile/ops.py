@@ -26,7 +26,7 @@ from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
 from .acc import AccOps
-from .mx import load_mx, move_scale, tmatmul_mx
+from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
 from .tile import SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
 
@@ -736,6 +736,24 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                         scale_right: Tile, bias: Tile) -> None:
         """acc = the scaled product + bias (a one-row f32 Bias tile)."""
         tmatmul_mx(self, "TMATMUL_MX_BIAS", acc, left, scale_left, right, scale_right, bias)
+
+    def TGEMV_MX(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                 scale_right: Tile) -> None:
+        """acc[0, :n] = the scaled product of a one-row fp8 left tile (k = its valid cols)
+        and right, in the cube's GEMV mode (a5): the left scales are one row (1 x at least
+        ceil(k/32) e8m0), read as a plain row; the scale tiles sit at their data tiles'
+        addresses >> 4, as for TMATMUL_MX."""
+        tgemv_mx(self, "TGEMV_MX", acc, left, scale_left, right, scale_right, None)
+
+    def TGEMV_MX_ACC(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                     scale_right: Tile) -> None:
+        """acc[0, :n] += the scaled GEMV product (in acc's storage)."""
+        tgemv_mx(self, "TGEMV_MX_ACC", acc, left, scale_left, right, scale_right, None)
+
+    def TGEMV_MX_BIAS(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                      scale_right: Tile, bias: Tile) -> None:
+        """acc[0, :n] = the scaled GEMV product + bias (a one-row f32 Bias tile)."""
+        tgemv_mx(self, "TGEMV_MX_BIAS", acc, left, scale_left, right, scale_right, bias)
 
     def TGEMV(self, acc: Tile, left: Tile, right: Tile) -> None:
         """acc[0, :n] = left[0, :k] . right (the cube's GEMV mode: m = 1, k and n from
