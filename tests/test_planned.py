@@ -37,8 +37,29 @@ FORMS = {"TFILLPAD_EXPAND": "TFILLPAD", "TFILLPAD_INPLACE": "TFILLPAD", "TQUANT_
          "TQUANT_HIF4": "TQUANT", "TMATMUL_MX_HIF4": "TMATMUL_MX"}
 
 
+# Entries of ptosim.isa.planned whose ops have landed on a helper branch that may not edit
+# that module (TGEMV_MX and the .pto MX forms: branch gemv); the lead drops them from
+# planned.py at merge, and then this set.
+LANDED = {"TGEMV_MX", "TMATMUL_MX"}
+PLANNED = tuple(p for p in MANUAL if p.name not in LANDED)
+
+
 def _planned_names() -> set[str]:
     return {p.name for p in MANUAL}
+
+
+def _planned_methods() -> set[str]:
+    return {p.method for p in PLANNED if p.method is not None}
+
+
+def test_landed_entries_are_implemented() -> None:
+    from ptosim.frontend.text import _context
+
+    ctx = _context()
+    for p in MANUAL:
+        if p.name in LANDED:
+            assert p.method is None or hasattr(ptosim.Machine("a5"), p.method)
+            assert all(ctx.get_optional_op(n) is not None for n in p.mnemonics)
 
 
 def test_every_manual_page_is_implemented_or_planned() -> None:
@@ -51,10 +72,11 @@ def test_every_manual_page_is_implemented_or_planned() -> None:
 
 def test_planned_methods_are_not_implemented() -> None:
     methods = set(dir(ptosim.Machine))
-    assert planned_tile_methods() & methods == set()
+    assert planned_tile_methods() & methods <= {p.method for p in MANUAL if p.name in LANDED}
+    assert _planned_methods() & methods == set()
 
 
-@pytest.mark.parametrize("name", sorted(planned_tile_methods()))
+@pytest.mark.parametrize("name", sorted(_planned_methods()))
 def test_planned_python_face_raises_not_implemented(name: str) -> None:
     m = ptosim.Machine("a5")
     with pytest.raises(ptosim.NotImplementedOpError, match=f"{name} is a PTO op that "
@@ -72,7 +94,7 @@ def _kernel(op: str) -> str:
             f"    {op} ins(%a : !pto.ptr<f32, gm>)\n    return\n  }}\n}}\n")
 
 
-@pytest.mark.parametrize("mnemonic", sorted({n for p in MANUAL for n in p.mnemonics}))
+@pytest.mark.parametrize("mnemonic", sorted({n for p in PLANNED for n in p.mnemonics}))
 def test_planned_manual_mnemonic_is_located_not_implemented(mnemonic: str) -> None:
     with pytest.raises(NotImplementedTextOpError) as info:
         parse_module(_kernel(mnemonic), "k.pto")
@@ -102,5 +124,5 @@ def test_planned_mnemonics_are_not_registered() -> None:
     from ptosim.frontend.text import _context
 
     ctx = _context()
-    names = {n for p in MANUAL for n in p.mnemonics} | PTOAS_ONLY
+    names = {n for p in PLANNED for n in p.mnemonics} | PTOAS_ONLY
     assert sorted(n for n in names if ctx.get_optional_op(n) is not None) == []

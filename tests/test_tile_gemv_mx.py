@@ -86,6 +86,19 @@ def test_tgemv_mx(a_t: str, b_t: str, k: int, n: int) -> None:
     np.testing.assert_array_equal(row0(m, acc, n), want)
 
 
+def test_mad_mx_gemv_is_the_tile_op() -> None:
+    """The micro-op ``mad_mx`` with m = 1 (GEMV on) reads the same plain rows as TGEMV_MX:
+    both accumulators get the same row 0 (k a multiple of 64, the micro-op's rule)."""
+    m = ptosim.Machine("a5")
+    left, sl, right, sr, (a, b, sa, sb) = operands(m, "f8E5M2", "f8E4M3FN", 192, 64, seed=8)
+    acc = m.tile("Acc", "f32", 16, 64, valid=(1, 64))
+    m.TGEMV_MX(acc, left, sl, right, sr)
+    other = m.tile("Acc", "f32", 16, 64, valid=(1, 64))
+    m.mad_mx(left.ptr, right.ptr, other.ptr, 1, 64, 192)
+    np.testing.assert_array_equal(row0(m, other, 64), row0(m, acc, 64))
+    np.testing.assert_array_equal(row0(m, acc, 64), golden(a, b, sa, sb).astype(np.float32))
+
+
 def test_tgemv_mx_acc_and_bias() -> None:
     """The split-K pattern of the ST (`RunTGEMVMX_SPLIT_K`): the bias form first, then the
     accumulating form; and ACC adds to what acc holds."""
