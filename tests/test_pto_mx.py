@@ -210,3 +210,14 @@ def test_pto_tgemv_mx_scale_shape_rule() -> None:
                                                  r"1x64 and valid 1x64 \(PTOAS's rule\), got "
                                                  "1x32 valid 1x32"):
         Kernel.from_text(gemv_kernel(body, bad), "gemv_mx.pto").run(inputs(1)[0])
+
+
+def test_pto_tmatmul_mx_runs_on_pipe_m_after_the_scale_loads() -> None:
+    """Without the MTE1 -> M flag the hazard checker reports the cube reading the data and
+    the MX buffers the MTE1 loads write (the op runs on pipe M)."""
+    body = f"pto.tmatmul.mx ins(%l, %as, %r, %bs : {MX}) outs(%acc : {ACC})"
+    text = kernel(body).replace('pto.set_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]\n', "") \
+        .replace('    pto.wait_flag["PIPE_MTE1", "PIPE_M", "EVENT_ID0"]\n', "")
+    res = Kernel.from_text(text, "mx.pto").run(inputs(2)[0])
+    found = " ".join(str(f) for f in res.findings)
+    assert res.findings and "MTE1" in found and "pto.tmatmul.mx" in found
