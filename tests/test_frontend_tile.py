@@ -258,10 +258,15 @@ def test_every_tile_op_appears_in_the_kernels():
     prefetch = VEC.replace("pto.tload ins(", "pto.tprefetch ins(", 1)
     from test_mgather import _pto as gather_text
     from test_mscatter import scatter_text
-    from test_pto_mx import ACC as MX_ACC
-    from test_pto_mx import BIAS as MX_BIAS
-    from test_pto_mx import GACC, GMX, MX, gemv_kernel
-    from test_pto_mx import kernel as mx_kernel
+    from test_pto_mx import (
+        ACC as MX_ACC,
+        BIAS as MX_BIAS,
+        GACC,
+        GMX,
+        MX,
+        gemv_kernel,
+        kernel as mx_kernel,
+    )
     mx = mx_kernel(
         f"pto.tmatmul.mx ins(%l, %as, %r, %bs : {MX}) outs(%acc : {MX_ACC})\n"
         f"pto.tmatmul.mx.acc ins(%acc, %l, %as, %r, %bs : {MX_ACC}, {MX}) outs(%acc : {MX_ACC})\n"

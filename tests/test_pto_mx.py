@@ -141,8 +141,8 @@ def test_pto_mx_scale_operands_are_scaling_tiles() -> None:
     from ptosim.frontend.text import parse_module
     body = f"pto.tmatmul.mx ins(%l, %l, %r, %bs : {LEFT}, {LEFT}, {RIGHT}, {B_SCALE}) " \
            f"outs(%acc : {ACC})"
-    with pytest.raises(ptosim.PtoSyntaxError, match="pto.tmatmul.mx: lhs_scale must be a "
-                                                    "scaling tile, got loc=left"):
+    with pytest.raises(ptosim.PtoSyntaxError, match=r"pto\.tmatmul\.mx: lhs_scale must be a "
+                                                    r"scaling tile, got loc=left"):
         parse_module(kernel(body), "mx.pto")
 
 
@@ -221,3 +221,19 @@ def test_pto_tmatmul_mx_runs_on_pipe_m_after_the_scale_loads() -> None:
     res = Kernel.from_text(text, "mx.pto").run(inputs(2)[0])
     found = " ".join(str(f) for f in res.findings)
     assert res.findings and "MTE1" in found and "pto.tmatmul.mx" in found
+
+
+def test_scaling_placeholders_need_the_mx_buffers() -> None:
+    """The PTOAS form (Scaling tiles in both scale slots) reads a5's MX buffers; a2a3 has
+    none. Mixing a Scaling tile with a ScaleRight tile is neither form."""
+    m = ptosim.Machine("a2a3")
+    fb = m.tile("Scaling", "f16", 1, 16)
+    with pytest.raises(ptosim.VerifyError, match="TMATMUL_MX: target a2a3 has no MX scale "
+                                                 r"buffers \(a5 has\)"):
+        m.TMATMUL_MX(m.tile("Acc", "f32", 16, 16), m.tile("Left", "f16", 16, 64), fb,
+                     m.tile("Right", "f16", 64, 16), fb)
+    m5 = ptosim.Machine("a5")
+    with pytest.raises(ptosim.SpaceError, match="scale_left must be a ScaleLeft tile"):
+        m5.TMATMUL_MX(m5.tile("Acc", "f32", 16, 16), m5.tile("Left", F8, 16, 64),
+                      m5.tile("Scaling", "f16", 1, 16), m5.tile("Right", F8, 64, 16),
+                      m5.tile("ScaleRight", "e8m0", 2, 16))

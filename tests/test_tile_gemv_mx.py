@@ -167,8 +167,8 @@ def test_rules() -> None:
                                                 "f32, got f16"):
         m.TGEMV_MX_BIAS(acc, left, sl, right, sr, m.tile("Bias", "f16", 1, 32))
     f16l = m.tile("Left", "f16", 1, 128, addr=0)
-    with pytest.raises(ptosim.DtypeError, match="TGEMV_MX: MX operands are fp8 .* got f16 x "
-                                                "f8E4M3FN -> f32"):
+    with pytest.raises(ptosim.DtypeError, match=r"TGEMV_MX: MX operands are fp8 .* got f16 x "
+                                                r"f8E4M3FN -> f32"):
         m.TGEMV_MX(acc, f16l, sl, right, sr)
     with pytest.raises(ptosim.NotImplementedOpError, match="TGEMV_MX_ACC: TGEMV_MX with fp4"):
         m.TGEMV_MX_ACC(acc, m.tile("Left", "f4E2M1x2", 1, 128, addr=0), sl, right, sr)
