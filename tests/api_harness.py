@@ -163,6 +163,8 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TMATMUL_MX": ([acc, left, left, right, right], {}),
         "TMATMUL_MX_ACC": ([acc, left, left, right, right], {}),
         "TMATMUL_MX_BIAS": ([acc, left, left, right, right, bias], {}),
+        **{name: ([acc16, vleft, vleft, right, right, *([bias] if "BIAS" in name else [])], {})
+           for name in ("TGEMV_MX", "TGEMV_MX_ACC", "TGEMV_MX_BIAS")},
         **vector_calls(m),
     }
     del matb
@@ -390,7 +392,8 @@ def dsa_calls(m: ptosim.Machine, v: Any, k: Any) -> dict[str, tuple[list[Any], d
     }
 
 
-REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS"}
+REFUSED_BASELINES = {"TMATMUL_MX", "TMATMUL_MX_ACC", "TMATMUL_MX_BIAS", "TGEMV_MX",
+                     "TGEMV_MX_ACC", "TGEMV_MX_BIAS"}
 
 
 def cases(calls: dict[str, tuple[list[Any], dict[str, Any]]],

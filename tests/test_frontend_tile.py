@@ -258,8 +258,25 @@ def test_every_tile_op_appears_in_the_kernels():
     prefetch = VEC.replace("pto.tload ins(", "pto.tprefetch ins(", 1)
     from test_mgather import _pto as gather_text
     from test_mscatter import scatter_text
+    from test_pto_mx import (
+        ACC as MX_ACC,
+        BIAS as MX_BIAS,
+        GACC,
+        GMX,
+        MX,
+        gemv_kernel,
+        kernel as mx_kernel,
+    )
+    mx = mx_kernel(
+        f"pto.tmatmul.mx ins(%l, %as, %r, %bs : {MX}) outs(%acc : {MX_ACC})\n"
+        f"pto.tmatmul.mx.acc ins(%acc, %l, %as, %r, %bs : {MX_ACC}, {MX}) outs(%acc : {MX_ACC})\n"
+        f"pto.tmatmul.mx.bias ins(%l, %as, %r, %bs, %bt : {MX}, {MX_BIAS}) outs(%acc : {MX_ACC})")
+    gemv_mx = gemv_kernel(
+        f"pto.tgemv.mx ins(%l, %as, %r, %bs : {GMX}) outs(%acc : {GACC})\n"
+        f"pto.tgemv.mx.acc ins(%acc, %l, %as, %r, %bs : {GACC}, {GMX}) outs(%acc : {GACC})\n"
+        f"pto.tgemv.mx.bias ins(%l, %as, %r, %bs, %bt : {GMX}, {MX_BIAS}) outs(%acc : {GACC})")
     seen = {type(op) for text in (VEC, CUBE, DYNAMIC, gemv, prefetch, gather_text("a5", (1, 4)),
-                                  scatter_text("a5"))
+                                  scatter_text("a5"), mx, gemv_mx)
             for op in parse_module(text).walk()}
     assert set(TILE_OPS) <= seen
     assert {MakeTensorViewOp, PartitionViewOp, AllocTileOp, TileBufAddrOp} <= seen

@@ -4,6 +4,7 @@ layouts' element maps; the shape rules."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -167,3 +168,99 @@ def test_pto_tstore_fp_quantises_through_the_scaling_tile() -> None:
     assert res.findings == []
     assert "c" in res.stored
     np.testing.assert_array_equal(res.outputs["c"], np.zeros(32, np.float16))
+
+
+# --- the pto-isa ST pipeline (RunTGEMV, both targets): a one-row ND Mat tile of
+# align(K, 512 B) columns, TEXTRACT into a one-row Left tile (whole 512 B fractals, one
+# plain row: a5's Left is NZ, a2a3's ZZ), B through an NZ Mat tile and TMOV
+NP_OF = {"f16": np.float16, "f32": np.float32, "i8": np.int8, "bf16": ml_dtypes.bfloat16,
+         "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}
+
+
+def _st_gemv(m: ptosim.Machine, a_t: str, b_t: str, k: int, n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-8, 9, k).astype(NP_OF[a_t])
+    b = rng.integers(-8, 9, (k, n)).astype(NP_OF[b_t])
+    size = np.dtype(NP_OF[a_t]).itemsize
+    kl = -(-k // (512 // size)) * (512 // size)          # the ST's KLeft
+    ma = m.tile("Mat", a_t, 1, kl, valid=(1, k))
+    m.TLOAD(ma, m.global_tensor(m.gm(a), shape=(1, 1, 1, 1, k), stride=(k, k, k, k, 1)))
+    left = m.tile("Left", a_t, 1, kl, valid=(1, k))
+    m.TEXTRACT(left, ma, 0, 0)
+    mb = m.tile("Mat", b_t, 64, 32, blayout="ColMajor", slayout="RowMajor", valid=(k, n))
+    m.TLOAD(mb, m.global_tensor(m.gm(b), shape=(1, 1, 1, k, n), stride=(0, 0, 0, n, 1)))
+    right = m.tile("Right", b_t, 64, 32, valid=(k, n))
+    m.TMOV(right, mb)
+    acc = m.tile("Acc", "i32" if a_t == "i8" else "f32", 16, 32, valid=(1, n))
+    return a, b, left, right, acc
+
+
+def _stored_row(m: ptosim.Machine, acc: ptosim.Tile, n: int) -> np.ndarray:
+    out = m.gm_empty(n, acc.dtype.name)
+    m.TSTORE(m.global_tensor(out, shape=(1, 1, 1, 1, n), stride=(n, n, n, n, 1)), acc)
+    return m.read(out, n)
+
+
+@pytest.mark.parametrize("target, a_t, b_t", [
+    ("a5", "f16", "f16"), ("a5", "bf16", "bf16"), ("a5", "f32", "f32"), ("a5", "i8", "i8"),
+    ("a5", "f8E4M3FN", "f8E5M2"), ("a5", "f8E5M2", "f8E5M2"),
+    ("a2a3", "f16", "f16"), ("a2a3", "bf16", "bf16"), ("a2a3", "f32", "f32"),
+    ("a2a3", "i8", "i8")])
+def test_tgemv_st_pipeline(target: str, a_t: str, b_t: str) -> None:
+    """Every (A, B) pair of the target's mad (a5 adds fp8; a2a3 has none), k = 50, n = 20
+    inside 64 x 32 tiles; integer data, so the f32 / i32 sums are exact."""
+    m = ptosim.Machine(target=target)
+    a, b, left, right, acc = _st_gemv(m, a_t, b_t, 50, 20, seed=len(a_t))
+    m.TGEMV(acc, left, right)
+    want = np.einsum("k,kn->n", a.astype(np.int64), b.astype(np.int64))
+    np.testing.assert_array_equal(_stored_row(m, acc, 20), want.astype(acc.dtype.np))
+
+
+def test_one_row_extract_moves_whole_fractals() -> None:
+    """TEXTRACT of a one-row Mat tile copies ceil(valid / F) whole 512 B fractals (F =
+    512 / element size) from fractal c0 / F on: bytes past the valid columns come along."""
+    for target in ("a5", "a2a3"):
+        m = ptosim.Machine(target=target)
+        ma = m.tile("Mat", "f16", 1, 768, addr=0)
+        row = np.arange(768, dtype=np.float16)
+        m.write(ma.ptr, row)
+        left = m.tile("Left", "f16", 1, 512, valid=(1, 260), addr=0)
+        m.TEXTRACT(left, ma, 0, 256)
+        np.testing.assert_array_equal(m.read(left.ptr, 512), row[256:768])
+        assert left.layout.offsets().tolist() == [list(range(512))]
+
+
+def test_one_row_extract_rules() -> None:
+    m = ptosim.Machine(target="a5")
+    ma = m.tile("Mat", "f16", 1, 512)
+    with pytest.raises(ptosim.VerifyError, match=r"TEXTRACT: the one-row \(GEMV\) extract moves "
+                                                 r"512 B fractals: src cols \(512\), dst cols "
+                                                 r"\(128\) and the column \(0\) must be "
+                                                 r"multiples of 256"):
+        m.TEXTRACT(m.tile("Left", "f16", 1, 128), ma, 0, 0)
+    with pytest.raises(ptosim.VerifyError, match="TEXTRACT: the one-row .* the column "
+                                                 r"\(16\) must be multiples of 256"):
+        m.TEXTRACT(m.tile("Left", "f16", 1, 256), ma, 0, 16)
+    with pytest.raises(ptosim.VerifyError, match="TEXTRACT: a one-row Mat tile extracts into a "
+                                                 "one-row Left tile at row 0, got a 16-row"):
+        m.TEXTRACT(m.tile("Left", "f16", 16, 256), ma, 0, 0)
+    with pytest.raises(ptosim.VerifyError, match="TEXTRACT: a 1x512 window at column 256 "
+                                                 "leaves the 1x512 source"):
+        m.TEXTRACT(m.tile("Left", "f16", 1, 512), ma, 0, 256)
+
+
+def test_tgemv_types_per_target() -> None:
+    """a2a3's mad has no fp8 / hif8 forms; an i8 Left needs an i32 accumulator."""
+    m = ptosim.Machine(target="a2a3")
+    with pytest.raises(ptosim.TargetError, match="element type f8E4M3FN does not exist on "
+                                                 "target a2a3"):
+        m.tile("Left", "f8E4M3FN", 1, 512, valid=(1, 64))
+    with pytest.raises(ptosim.DtypeError, match=r"TGEMV: type triple \(f16, bf16, f32\) is not "
+                                                r"a mad form on target a2a3"):
+        m.TGEMV(m.tile("Acc", "f32", 16, 32), m.tile("Left", "f16", 1, 64),
+                m.tile("Right", "bf16", 64, 32))
+    m5 = ptosim.Machine(target="a5")
+    with pytest.raises(ptosim.DtypeError, match=r"TGEMV: type triple \(i8, i8, f32\) is not "
+                                                r"a mad form on target a5 \(in its mad\)"):
+        m5.TGEMV(m5.tile("Acc", "f32", 16, 32), m5.tile("Left", "i8", 1, 64),
+                 m5.tile("Right", "i8", 64, 32))

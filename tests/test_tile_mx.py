@@ -97,8 +97,10 @@ def test_scale_tiles_and_their_rules():
     with pytest.raises(ptosim.VerifyError, match="fractal-32 \\(MX scale\\) tiles hold "
                                                  "f8E8M0FNU \\(e8m0\\), got ui8"):
         m.tile("ScaleLeft", "ui8", 32, 4)
-    with pytest.raises(ptosim.NotImplementedOpError, match="one-row \\(GEMV\\) MX scale"):
-        m.tile("ScaleLeft", "e8m0", 1, 4)
+    with pytest.raises(ptosim.NotImplementedOpError, match="one-row NN-32 \\(B scale\\) "
+                                                           "tiles are not implemented"):
+        m.tile("ScaleRight", "e8m0", 1, 16)
+    assert m.tile("ScaleLeft", "e8m0", 1, 4).layout.offsets().tolist() == [[0, 1, 2, 3]]
     with pytest.raises(ptosim.VerifyError, match="a 8192 B ScaleLeft tile at byte 0 must be "
                                                  "32-byte aligned and fit the 4096 B l0a_mx"):
         m.tile("ScaleLeft", "e8m0", 256, 32, addr=0)

@@ -151,6 +151,12 @@ def tile_layout(name: str, rows: int, cols: int, dt: DType | str,
         return Layout(((rows, cols),), ((cols, 1),))
     if key == "DN":
         return Layout(((rows, 1),), ((cols, rows),))
+    if key == "ZZ" and rows == 1:
+        # A one-row ZZ tile is one plain row: the GEMV Left tile on a2a3 (TEXTRACT copies
+        # whole 512 B fractals of a one-row Mat tile into it) and the one-row MX scale tile
+        # (TLOAD writes it as one burst, TMOV copies it whole); NZ's one-row form is
+        # plain already
+        return Layout(((1, cols),), ((cols, 1),))
     ir, ic = fractal_box(dt, TILE_LAYOUTS[key][1], fractal)
     # Only the split side must hold whole fractals: NZ splits columns, ZN splits rows.
     need_cols = key in ("NZ", "ZZ", "NN")

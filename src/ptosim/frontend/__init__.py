@@ -70,6 +70,10 @@ method's argument order; the SSAValues stand for Tiles (``!pto.tile_buf``), Glob
   ``pto.tmatmul.acc ins(%c_in, %a, %b) outs(%c)``: TMATMUL_ACC(c, a, b) -- the call passes
   the destination; ``.acc_in`` is the input accumulator (often the same value as ``.dst``;
   when it is another tile, copy its valid region into dst first).
+- `TMatmulMxOp` / `TMatmulMxAccOp` / `TMatmulMxBiasOp` (``pto.tmatmul.mx[.acc|.bias]``)
+  and `TGemvMxOp` / `TGemvMxAccOp` / `TGemvMxBiasOp` (``pto.tgemv.mx[.acc|.bias]``):
+  TMATMUL_MX[_ACC|_BIAS] / TGEMV_MX[_ACC|_BIAS](acc, left, lhs_scale, right, rhs_scale[,
+  bias]); the scale operands are PTOAS's ``loc=scaling`` tiles (``.lhs_scale .rhs_scale``).
 - `TExtractOp` ``pto.textract``: TEXTRACT(dst, src, row, col); `TInsertOp`
   ``pto.tinsert``: TINSERT(dst, src, row, col).
 - `TFillPadOp` / `TFillPadExpandOp` / `TFillPadInplaceOp` (``pto.tfillpad``,
@@ -180,6 +184,9 @@ from .tile_ops import (
                          TFillPadOp,
                          TGemvAccOp,
                          TGemvBiasOp,
+                         TGemvMxAccOp,
+                         TGemvMxBiasOp,
+                         TGemvMxOp,
                          TGemvOp,
                          TileBufAddrOp,
                          TileOp,
@@ -187,6 +194,9 @@ from .tile_ops import (
                          TLoadOp,
                          TMatmulAccOp,
                          TMatmulBiasOp,
+                         TMatmulMxAccOp,
+                         TMatmulMxBiasOp,
+                         TMatmulMxOp,
                          TMatmulOp,
                          TMovOp,
                          TStoreOp,
@@ -221,7 +231,8 @@ __all__ = [
     "LayoutAttr", "tile_info", "view_info", "is_tile_type", "is_view_type", "constant_int",
     "MakeTensorViewOp", "PartitionViewOp", "AllocTileOp", "TileBufAddrOp", "TLoadOp",
     "TStoreOp", "TMovOp", "TMatmulOp", "TMatmulAccOp", "TMatmulBiasOp", "TGemvOp",
-    "TGemvAccOp", "TGemvBiasOp", "TExtractOp",
+    "TGemvAccOp", "TGemvBiasOp", "TMatmulMxOp", "TMatmulMxAccOp", "TMatmulMxBiasOp",
+    "TGemvMxOp", "TGemvMxAccOp", "TGemvMxBiasOp", "TExtractOp",
     "TInsertOp", "TFillPadOp", "TFillPadExpandOp", "TFillPadInplaceOp",
 ]
 

@@ -16,6 +16,10 @@
     pto.tmatmul.acc ins(%c_in, %a, %b : TB, TB, TB) outs(%c : TB)
     pto.tmatmul.bias ins(%a, %b, %bias : TB, TB, TB) outs(%c : TB)
     pto.tgemv[.acc|.bias] ins(...) outs(%c : TB)   (the same operands, GEMV mode)
+    pto.tmatmul.mx ins(%a, %a_scale, %b, %b_scale : TB, TB, TB, TB) outs(%c : TB)
+    pto.tmatmul.mx.acc ins(%c_in, %a, %a_scale, %b, %b_scale : ...) outs(%c : TB)
+    pto.tmatmul.mx.bias ins(%a, %a_scale, %b, %b_scale, %bias : ...) outs(%c : TB)
+    pto.tgemv.mx[.acc|.bias] ins(...) outs(%c : TB)   (the same operands, GEMV mode)
     pto.textract ins(%src, %row, %col : TB, index, index) outs(%dst : TB)
     pto.tinsert ins(%src, %row, %col : TB, index, index) outs(%dst : TB)
     pto.tfillpad | pto.tfillpad_expand | pto.tfillpad_inplace ins(%src : TB) outs(%dst : TB)
@@ -814,6 +818,100 @@ class TGemvBiasOp(_MatmulBias):
     name = "pto.tgemv.bias"
 
 
+_MX_ROLES: dict[str, tuple[str, ...]] = {**_MM_ROLES, "lhs_scale": ("scaling",),
+                                         "rhs_scale": ("scaling",)}
+
+
+class _MatmulMx(TileOp):
+    """PTOAS's MX forms: the scale operands are ``loc=scaling`` tiles, which a5's
+    TMATMUL_MX / TGEMV_MX never read (the cube takes the scales from its MX buffers at the
+    data tiles' addresses >> 4; `ptosim.tile.mx`)."""
+
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("lhs", "tile"), ("lhs_scale", "tile"), ("rhs", "tile"), ("rhs_scale", "tile"),
+        ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "lhs_scale", "rhs", "rhs_scale")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MX_ROLES
+
+    lhs = operand_def()
+    lhs_scale = operand_def()
+    rhs = operand_def()
+    rhs_scale = operand_def()
+    dst = operand_def()
+
+
+class _MatmulMxAcc(TileOp):
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("acc_in", "tile"), ("lhs", "tile"), ("lhs_scale", "tile"), ("rhs", "tile"),
+        ("rhs_scale", "tile"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "lhs_scale", "rhs", "rhs_scale")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MX_ROLES
+
+    acc_in = operand_def()
+    lhs = operand_def()
+    lhs_scale = operand_def()
+    rhs = operand_def()
+    rhs_scale = operand_def()
+    dst = operand_def()
+
+
+class _MatmulMxBias(TileOp):
+    SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("lhs", "tile"), ("lhs_scale", "tile"), ("rhs", "tile"), ("rhs_scale", "tile"),
+        ("bias", "tile"), ("dst", "tile"))
+    CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "lhs_scale", "rhs", "rhs_scale", "bias")
+    ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MX_ROLES
+
+    lhs = operand_def()
+    lhs_scale = operand_def()
+    rhs = operand_def()
+    rhs_scale = operand_def()
+    bias = operand_def()
+    dst = operand_def()
+
+
+@irdl_op_definition
+class TMatmulMxOp(_MatmulMx):
+    """dst = the MX-scaled lhs x rhs (TMATMUL_MX)."""
+
+    name = "pto.tmatmul.mx"
+
+
+@irdl_op_definition
+class TMatmulMxAccOp(_MatmulMxAcc):
+    """dst = acc_in + the MX-scaled lhs x rhs (TMATMUL_MX_ACC)."""
+
+    name = "pto.tmatmul.mx.acc"
+
+
+@irdl_op_definition
+class TMatmulMxBiasOp(_MatmulMxBias):
+    """dst = the MX-scaled lhs x rhs + bias (TMATMUL_MX_BIAS)."""
+
+    name = "pto.tmatmul.mx.bias"
+
+
+@irdl_op_definition
+class TGemvMxOp(_MatmulMx):
+    """dst[0] = the MX-scaled one-row lhs x rhs, GEMV mode (TGEMV_MX)."""
+
+    name = "pto.tgemv.mx"
+
+
+@irdl_op_definition
+class TGemvMxAccOp(_MatmulMxAcc):
+    """dst[0] = acc_in[0] + the MX-scaled GEMV product (TGEMV_MX_ACC)."""
+
+    name = "pto.tgemv.mx.acc"
+
+
+@irdl_op_definition
+class TGemvMxBiasOp(_MatmulMxBias):
+    """dst[0] = the MX-scaled GEMV product + bias (TGEMV_MX_BIAS)."""
+
+    name = "pto.tgemv.mx.bias"
+
+
 class _Window(TileOp):
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("row", "int"),
                                                     ("col", "int"), ("dst", "tile"))
@@ -907,7 +1005,8 @@ class TFillPadInplaceOp(_FillPad):
 
 TILE_OPS: tuple[type[TileOp], ...] = (
     TLoadOp, TStoreOp, TMovOp, TMatmulOp, TMatmulAccOp, TMatmulBiasOp, TGemvOp, TGemvAccOp,
-    TGemvBiasOp, TExtractOp,
+    TGemvBiasOp, TMatmulMxOp, TMatmulMxAccOp, TMatmulMxBiasOp, TGemvMxOp, TGemvMxAccOp,
+    TGemvMxBiasOp, TExtractOp,
     TInsertOp, TFillPadOp, TFillPadExpandOp, TFillPadInplaceOp, TStoreFpOp, TMovFpOp,
     TExtractFpOp, TInsertFpOp, TPrefetchOp, MGatherOp, MScatterOp,
 )

@@ -29,9 +29,6 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 
 MANUAL: tuple[PlannedOp, ...] = (
     _op("TPACK", "vector tile"),
-    _op("TGEMV_MX", "cube tile", "pto.tgemv.mx", "pto.tgemv.mx.acc", "pto.tgemv.mx.bias"),
-    _op("TMATMUL_MX", "cube tile", "pto.tmatmul.mx", "pto.tmatmul.mx.acc",
-        "pto.tmatmul.mx.bias", method=False),
     _op("TIMG2COL", "cube tile"),
     _op("SETFMATRIX", "cube tile"),
     _op("SET_IMG2COL_PADDING", "cube tile"),

@@ -46,6 +46,16 @@ def _tgemv_work(args: Args) -> tuple[int, int]:
     return 2 * n * k, args[1].dtype.size
 
 
+def _tmatmul_mx_work(args: Args) -> tuple[int, int]:
+    (m, k), n = args[1].valid, args[3].valid[1]  # (acc, left, scale_left, right, ...)
+    return 2 * m * n * k, args[1].dtype.size
+
+
+def _tgemv_mx_work(args: Args) -> tuple[int, int]:
+    k, n = args[1].valid[1], args[3].valid[1]    # m = 1: k from the left tile
+    return 2 * n * k, args[1].dtype.size
+
+
 def _role(x: Any) -> str | None:
     return getattr(x, "tile_type", None)        # Tiles have one; GlobalTensors do not
 
@@ -165,6 +175,12 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _tile("tgemv", "TGEMV", "M", _tgemv_work),
     _tile("tgemv.acc", "TGEMV_ACC", "M", _tgemv_work),
     _tile("tgemv.bias", "TGEMV_BIAS", "M", _tgemv_work),
+    _tile("tmatmul.mx", "TMATMUL_MX", "M", _tmatmul_mx_work),
+    _tile("tmatmul.mx.acc", "TMATMUL_MX_ACC", "M", _tmatmul_mx_work),
+    _tile("tmatmul.mx.bias", "TMATMUL_MX_BIAS", "M", _tmatmul_mx_work),
+    _tile("tgemv.mx", "TGEMV_MX", "M", _tgemv_mx_work),
+    _tile("tgemv.mx.acc", "TGEMV_MX_ACC", "M", _tgemv_mx_work),
+    _tile("tgemv.mx.bias", "TGEMV_MX_BIAS", "M", _tgemv_mx_work),
     _tile("tfillpad", "TFILLPAD", "V"),
     _tile("tfillpad_expand", "TFILLPAD", "V"),
     _tile("tfillpad_inplace", "TFILLPAD", "V"),

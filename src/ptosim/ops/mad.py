@@ -290,10 +290,6 @@ class MadOps(MachineState):
             if not isinstance(flag, (bool, np.bool_)):
                 raise FieldRangeError(f"{name} must be a boolean, got {flag!r}", op=op,
                                       operand=name)
-        if mv == 1 and not disable_gemv:
-            raise NotImplementedOpError("MX GEMV (m = 1 without disable_gemv) reads a one-row "
-                                        "scale layout ptosim does not model; add "
-                                        "disable_gemv", op=op)
         bias_ptr = None
         if bias is not None or op == "mad_mx_bias":
             bias_ptr = check_ptr(op, "bias", bias, "bt")
@@ -302,8 +298,15 @@ class MadOps(MachineState):
                                  f"{bias_ptr.dtype.name}", op=op, operand="bias")
             check_aligned(op, "bias", bias_ptr)
         at, bt_, ct = a.dtype, b.dtype, c.dtype
-        a_lay, b_lay = l0a_layout(self.target.l0a_layout, mv, kv, at), l0b_layout(kv, nv, bt_)
-        sa_lay, sb_lay = mx_scale_layout("l0a", mv, kv), mx_scale_layout("l0b", nv, kv)
+        groups = kv // 32
+        # GEMV: the A row and its scale row are read as plain rows (TGEMV_MX's one-row
+        # ScaleLeft tile: TLOAD writes it as one burst, TMOV copies it whole)
+        gemv = mv == 1 and not disable_gemv
+        a_lay = Layout(((1, kv),), ((kv, 1),)) if gemv else \
+            l0a_layout(self.target.l0a_layout, mv, kv, at)
+        sa_lay = Layout(((1, groups),), ((groups, 1),)) if gemv else \
+            mx_scale_layout("l0a", mv, kv)
+        b_lay, sb_lay = l0b_layout(kv, nv, bt_), mx_scale_layout("l0b", nv, kv)
         a_buf, a_off = self._region(a, a_lay.span * at.size, access="R", op=op, operand="lhs")
         b_buf, b_off = self._region(b, b_lay.span * bt_.size, access="R", op=op, operand="rhs")
         sa_buf, sa_off = self._region(mx_scale_ptr(a), sa_lay.span, access="R", op=op,
@@ -316,7 +319,6 @@ class MadOps(MachineState):
         if bias_ptr is not None:
             bb, bo = self._region(bias_ptr, nv * 4, access="R", op=op, operand="bias")
             bias_row = bb[bo:bo + nv * 4].view(np.float32)
-        groups = kv // 32
         amat = read_matrix(a_buf, a_off, a_lay, at)[:mv, :kv]
         bmat = read_matrix(b_buf, b_off, b_lay, bt_)[:kv, :nv]
         sa = read_matrix(sa_buf, sa_off, sa_lay, E8M0)[:mv, :groups]

@@ -26,7 +26,7 @@ from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
 from .acc import AccOps
-from .mx import load_mx, move_scale, tmatmul_mx
+from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
 from .tile import SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
 
@@ -597,8 +597,12 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if src.dtype.np != dst.dtype.np:
             raise VerifyError(f"element types differ: {src.dtype.name} -> {dst.dtype.name}",
                               op=op)
+        if src.rows == 1 and src.blayout == "RowMajor" and dst.tile_type == "Left":
+            self._extract_row(op, dst, src, r0, c0)
+            return
         if src.name not in ("NZ", "ZN"):
-            raise VerifyError(f"the Mat source must be NZ or ZN, got {src.name}", op=op)
+            raise VerifyError(f"the Mat source must be NZ or ZN (or a one-row ND / ZZ tile "
+                              f"into Left), got {src.name}", op=op)
         if r0 < 0 or c0 < 0 or r0 + dst.rows > src.rows or c0 + dst.cols > src.cols:
             raise VerifyError(f"a {dst.rows}x{dst.cols} window at ({r0}, {c0}) leaves the "
                               f"{src.rows}x{src.cols} source", op=op)
@@ -609,6 +613,27 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{row_step}, column {c0} of {col_step}", op=op)
         window = self._matrix(src, "R")[r0:r0 + dst.rows, c0:c0 + dst.cols]
         self._store_matrix(dst, slice(None), slice(None), window)
+
+    def _extract_row(self, op: str, dst: Tile, src: Tile, r0: int, c0: int) -> None:
+        """The GEMV vector form (both targets' ``TExtractToAVector``): a one-row Mat tile
+        into a one-row Left tile as ceil(valid cols / F) whole 512 B fractals (F = 512 /
+        element size) copied verbatim from fractal c0 / F on: the Left tile gets one plain
+        row, its columns past the valid ones up to the fractal's end included."""
+        frac = 512 // src.dtype.size
+        if dst.rows != 1 or r0 != 0:
+            raise VerifyError(f"a one-row Mat tile extracts into a one-row Left tile at row 0, "
+                              f"got a {dst.rows}-row tile at row {r0}", op=op)
+        if src.cols % frac or dst.cols % frac or c0 % frac or c0 < 0:
+            raise VerifyError(f"the one-row (GEMV) extract moves 512 B fractals: src cols "
+                              f"({src.cols}), dst cols ({dst.cols}) and the column ({c0}) must "
+                              f"be multiples of {frac}", op=op)
+        if c0 + dst.cols > src.cols:
+            raise VerifyError(f"a 1x{dst.cols} window at column {c0} leaves the 1x{src.cols} "
+                              f"source", op=op)
+        nbytes = -(-dst.valid[1] // frac) * 512
+        sbuf, soff = self._region(src.ptr + c0, nbytes, access="R", op=op, operand="src")
+        dbuf, doff = self._region(dst.ptr, nbytes, access="W", op=op, operand="dst")
+        dbuf[doff:doff + nbytes] = sbuf[soff:soff + nbytes]
 
     def TINSERT(self, dst: Tile, src: Tile, r0: int, c0: int, *, mode: str | None = None,
                 pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
@@ -736,6 +761,24 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                         scale_right: Tile, bias: Tile) -> None:
         """acc = the scaled product + bias (a one-row f32 Bias tile)."""
         tmatmul_mx(self, "TMATMUL_MX_BIAS", acc, left, scale_left, right, scale_right, bias)
+
+    def TGEMV_MX(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                 scale_right: Tile) -> None:
+        """acc[0, :n] = the scaled product of a one-row fp8 left tile (k = its valid cols)
+        and right, in the cube's GEMV mode (a5): the left scales are one row (1 x at least
+        ceil(k/32) e8m0), read as a plain row; the scale tiles sit at their data tiles'
+        addresses >> 4, as for TMATMUL_MX."""
+        tgemv_mx(self, "TGEMV_MX", acc, left, scale_left, right, scale_right, None)
+
+    def TGEMV_MX_ACC(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                     scale_right: Tile) -> None:
+        """acc[0, :n] += the scaled GEMV product (in acc's storage)."""
+        tgemv_mx(self, "TGEMV_MX_ACC", acc, left, scale_left, right, scale_right, None)
+
+    def TGEMV_MX_BIAS(self, acc: Tile, left: Tile, scale_left: Tile, right: Tile,
+                      scale_right: Tile, bias: Tile) -> None:
+        """acc[0, :n] = the scaled GEMV product + bias (a one-row f32 Bias tile)."""
+        tgemv_mx(self, "TGEMV_MX_BIAS", acc, left, scale_left, right, scale_right, bias)
 
     def TGEMV(self, acc: Tile, left: Tile, right: Tile) -> None:
         """acc[0, :n] = left[0, :k] . right (the cube's GEMV mode: m = 1, k and n from

@@ -114,9 +114,9 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
         if dt.name != E8M0:
             raise VerifyError(f"fractal-32 (MX scale) tiles hold {E8M0} (e8m0), got {dt.name}",
                               op=op)
-        if rows == 1:
-            raise NotImplementedOpError("one-row (GEMV) MX scale tiles are not implemented",
-                                        op=op)
+        if rows == 1 and slayout != "RowMajor":
+            raise NotImplementedOpError("one-row NN-32 (B scale) tiles are not implemented: "
+                                        "only A scales have a one-row (GEMV) form", op=op)
     es = dt.size
     if slayout == "NoneBox" and row_align:
         if blayout == "RowMajor" and (cols * es) % 32 and rows != 1:
