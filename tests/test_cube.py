@@ -429,3 +429,40 @@ def test_bf16_bias_is_a5_only():
 def test_transpose_flag_must_be_boolean(m):
     with pytest.raises(DtypeError, match="transpose must be a boolean"):
         m.mte_l1_l0b(m.ptr("l1", "f16", 0), m.ptr("l0b", "f16", 0), 16, 16, transpose="yes")
+
+
+def test_f16_widening_table_is_exact():
+    """mad widens f16 operands by table: every pattern gives the exact value (f16 -> f32
+    loses nothing), NaNs stay NaN with their sign."""
+    from ptosim.ops.mad import _f16_to_f32
+
+    table = _f16_to_f32()
+    bits = np.arange(1 << 16, dtype=np.uint16)
+    sign = np.where(bits >> 15, -1.0, 1.0)
+    exp, man = (bits >> 10) & 0x1F, (bits & 0x3FF).astype(np.float64)
+    value = np.where(exp == 0, man * 2.0 ** -24, (1024 + man) * 2.0 ** (exp.astype(np.float64) - 25))
+    finite = exp != 0x1F
+    np.testing.assert_array_equal(table[finite].astype(np.float64), (sign * value)[finite])
+    assert np.isinf(table[(exp == 0x1F) & (man == 0)]).all()
+    nan = (exp == 0x1F) & (man != 0)
+    assert np.isnan(table[nan]).all()
+    assert (np.signbit(table[nan]) == (bits[nan] >> 15).astype(bool)).all()
+
+
+@pytest.mark.parametrize("sat, want", [("sat", np.finfo(np.float32).max), ("nosat", np.inf)])
+def test_mad_acc_whole_blocks_overflow_and_footprint(sat, want):
+    """mad_acc on whole 16-column blocks (added into L0C in place): the sum saturates or
+    overflows as the mode says, and rows past m keep their bytes."""
+    m = ptosim.Machine(poison=0)
+    M, N, K = 5, 32, 16
+    l0a, l0b = _load_operands(m, np.ones((M, K), np.float16), np.ones((K, N), np.float16))
+    l0c = m.ptr("l0c", "f32", 0)
+    old = np.full((2, 16, 16), 7.0, np.float32)          # [N1][Mpad][16]: an NZ image
+    old[0, :M] = np.inf                                  # (f16 products cannot overflow)
+    m.write(l0c, old)
+    m.mad_acc(l0a, l0b, l0c, M, N, K, sat=sat)
+    got = acc_matrix(m, "f32", M, N)
+    assert (got[:, :16] == np.float32(want)).all()
+    assert (got[:, 16:] == 7 + K).all()
+    img = m.read(l0c, 2 * 16 * 16).reshape(2, 16, 16)
+    assert (img[:, M:] == 7).all()

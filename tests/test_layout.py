@@ -5,7 +5,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ptosim import PtoError, dtype as pto_dtype
-from ptosim.layout import fractal_box, gm_layout, gm_nz_canonical, layout_name, tile_layout
+from ptosim.layout import (
+    copy_plan,
+    fractal_box,
+    gm_layout,
+    gm_nz_canonical,
+    layout_name,
+    tile_layout,
+)
 
 NAMES = ("ND", "DN", "NZ", "ZN", "ZZ", "NN")
 PAIRS = {
@@ -303,3 +310,39 @@ def test_view_checks_buffer_size():
     lay = tile_layout("ND", 16, 16, "f32")
     with pytest.raises(PtoError, match="needs 1088 bytes, the buffer has 1024"):
         lay.view(np.zeros(1024, np.uint8), 64, "f32")
+
+
+LAYOUTS_512 = ("ND", "DN", "NZ", "ZN", "ZZ", "NN")
+
+
+@settings(max_examples=80, deadline=None)
+@given(src=st.sampled_from(LAYOUTS_512), dst=st.sampled_from(LAYOUTS_512),
+       dt=st.sampled_from(("f16", "f32", "i8")), transpose=st.booleans(),
+       blocks=st.tuples(*[st.integers(1, 4)] * 4), extra=st.tuples(*[st.integers(0, 2)] * 2))
+def test_copy_plan_moves_the_logical_matrix(src, dst, dt, transpose, blocks, extra):
+    """The one-copy plan between two layouts against the index maps: dst's logical matrix
+    (or its transpose) equals src's leading region, and nothing else of dst is touched."""
+    c0 = 32 // SIZE[dt]
+    box = 2 * max(16, c0)                 # a multiple of every box side of these layouts
+    rows, cols = blocks[0] * box, blocks[1] * box
+    d = tile_layout(dst, rows, cols, dt)
+    s_rows, s_cols = (cols, rows) if transpose else (rows, cols)
+    s = tile_layout(src, s_rows + extra[0] * box, s_cols + extra[1] * box, dt)
+    plan = copy_plan(s, d, transpose)
+    assert plan is not None               # whole boxes always line up
+    shape, ss, ds = plan
+    src_buf = np.arange(s.span, dtype=np.int64)
+    got = np.full(d.span, -1, np.int64)
+    strided = np.lib.stride_tricks.as_strided
+    strided(got, shape, [x * 8 for x in ds])[...] = strided(src_buf, shape, [x * 8 for x in ss])
+    logical = src_buf[s.offsets()]
+    want = np.full(d.span, -1, np.int64)
+    want[d.offsets()] = logical[:cols, :rows].T if transpose else logical[:rows, :cols]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_copy_plan_refuses_regions_that_cut_a_box():
+    # 24 rows of an NZ image split its 16-row boxes unevenly against a 16 x 16 ZZ box
+    nz = tile_layout("NZ", 64, 32, "f16")
+    assert copy_plan(nz, tile_layout("ND", 24, 32, "f16")) is not None   # ND rows are free
+    assert copy_plan(tile_layout("ZZ", 64, 32, "f16"), tile_layout("ND", 24, 32, "f16")) is None

@@ -219,3 +219,70 @@ def gm_nz_canonical(rows: int, cols: int, dt: DType | str
                        f"got {rows}x{cols}")
     s1, s2 = cols // c0, rows // 16
     return (1, s1, s2, 16, c0), (s1 * s2 * 16 * c0, s2 * 16 * c0, 16 * c0, c0, 1)
+
+
+def _prefix(modes: tuple[Mode, ...], n: int) -> tuple[Mode, ...] | None:
+    """The modes of the logical indices [0, n), or None when they are not a box."""
+    if not modes:
+        return () if n == 1 else None
+    low = prod(s for s, _ in modes[1:])
+    if n <= low:                        # the outer digit stays 0
+        return _prefix(modes[1:], n)
+    if n % low or n // low > modes[0][0]:
+        return None
+    return ((n // low, modes[0][1]),) + modes[1:]
+
+
+def _cuts(modes: tuple[Mode, ...]) -> set[int]:
+    """The digit boundaries of a mixed-radix split: its partial products from the inside."""
+    cuts, p = set(), 1
+    for size, _ in reversed(modes):
+        p *= size
+        cuts.add(p)
+    return cuts
+
+
+def _split(modes: tuple[Mode, ...], cuts: list[int]) -> list[Mode] | None:
+    """``modes`` cut at every boundary of ``cuts`` (ascending), outer to inner; None when
+    a cut falls inside a digit that it does not divide."""
+    out: list[Mode] = []
+    p = 1
+    for size, stride in reversed(modes):
+        prev = p
+        for c in cuts:
+            if p < c <= p * size:
+                if c % prev:
+                    return None
+                out.append((c // prev, stride * (prev // p)))
+                prev = c
+        p *= size
+    return out[::-1]
+
+
+def _common(a: tuple[Mode, ...], b: tuple[Mode, ...]) -> tuple[list[Mode], list[Mode]] | None:
+    cuts = sorted(_cuts(a) | _cuts(b))
+    sa, sb = _split(a, cuts), _split(b, cuts)
+    if sa is None or sb is None:
+        return None
+    return sa, sb
+
+
+def copy_plan(src: Layout, dst: Layout, transpose: bool = False
+              ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
+    """One strided copy that moves the logical matrix from ``src`` into ``dst`` (its
+    transpose with ``transpose``; src may be larger: its leading region is read): a
+    shape and the element strides of both sides, on the common refinement of the two
+    layouts' digits. None when the region or the digits do not line up (copy through
+    the logical matrix instead)."""
+    rows, cols = (dst.cols, dst.rows) if transpose else (dst.rows, dst.cols)
+    s_rows, s_cols = _prefix(src.row_modes, rows), _prefix(src.col_modes, cols)
+    if s_rows is None or s_cols is None:
+        return None
+    d_rows, d_cols = (dst.col_modes, dst.row_modes) if transpose else \
+        (dst.row_modes, dst.col_modes)
+    r, c = _common(s_rows, d_rows), _common(s_cols, d_cols)
+    if r is None or c is None:
+        return None
+    modes = list(zip(r[0] + c[0], r[1] + c[1], strict=True))
+    return (tuple(m[0][0] for m in modes), tuple(m[0][1] for m in modes),
+            tuple(m[1][1] for m in modes))

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dtypes import DType, dtype
 from ..errors import DtypeError, NotImplementedOpError, VerifyError, warn
-from ..layout import Layout, tile_layout
+from ..layout import Layout, copy_plan, tile_layout
 from ..machine import MachineState, Ptr
 from .common import (
     Burst,
@@ -78,6 +78,16 @@ def _l1_source(rows: int, cols: int, transposed: bool, dt: DType) -> tuple[Layou
         return tile_layout("NZ", rows, cols, dt), rows, cols
     t_rows = align(cols, max(16, dt.c0))
     return tile_layout("NZ", t_rows, align(rows, dt.c0), dt), rows, cols
+
+
+_RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+        8: np.dtype(np.uint64)}
+
+
+@lru_cache(maxsize=256)
+def _stage_plan(src: Layout, dst: Layout, transpose: bool
+                ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None:
+    return copy_plan(src, dst, transpose)
 
 
 def read_matrix(buf: np.ndarray, offset: int, lay: Layout, dt: DType) -> np.ndarray:
@@ -243,6 +253,14 @@ class CubeMoveOps(MachineState):
                                         operand="src")
         dst_buf, dst_off = self._region(d, dst_lay.span * dt.size, access="W", op=op,
                                         operand="dst")
+        plan = _stage_plan(src_lay, dst_lay, bool(transpose) != transposed_dst)
+        if plan is not None:        # one strided copy, fractal to fractal
+            shape, ss, ds = plan
+            esz = dt.size
+            raw = _RAW[esz]         # bits, not values: no float canonicalises a NaN
+            np.ndarray(shape, raw, dst_buf, dst_off, tuple([x * esz for x in ds]))[...] = \
+                np.ndarray(shape, raw, src_buf, src_off, tuple([x * esz for x in ss]))
+            return
         mat = read_matrix(src_buf, src_off, src_lay, dt)
         mat = mat[:c, :r].T if transpose else mat[:r, :c]
         if transposed_dst:
