@@ -11,6 +11,7 @@ rows - what nd2nz of a row-major B produces. Whole fractals move, padding includ
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -80,8 +81,7 @@ def _l1_source(rows: int, cols: int, transposed: bool, dt: DType) -> tuple[Layou
     return tile_layout("NZ", t_rows, align(rows, dt.c0), dt), rows, cols
 
 
-_RAW = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-        8: np.dtype(np.uint64)}
+_RAW: dict[int, np.dtype[Any]] = {n: np.dtype(f"u{n}") for n in (1, 2, 4, 8)}
 
 
 @lru_cache(maxsize=256)
