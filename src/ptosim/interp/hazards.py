@@ -67,6 +67,8 @@ ROLE_KINDS = {"R": ("R",), "W": ("W",), "RW": ("R", "W"), "A": ("A",)}
 # a lane's key for an extent without runs: start << _SHIFT | end (ends stay below 2**48)
 _SHIFT = 48
 _LOW = (1 << _SHIFT) - 1
+_OPB = 24          # bits of an op's number in a lane's stamp (a kernel's ops, not runs)
+_OP_MASK = (1 << _OPB) - 1
 _BUCKET = 256       # bytes per bucket of the vector accesses not yet behind a mem_bar
 _Pending = tuple[int, int, int, Operation]     # (sequence number, start, end, op)
 
@@ -135,7 +137,9 @@ _CONFLICTS = {"R": ("W", "A"), "W": ("R", "W", "A"), "A": ("R", "W")}
 
 class _Lane:
     """One (thread, kind) of a buffer: each byte range (start, end, runs; an int
-    ``start << _SHIFT | end`` without runs) maps to its latest access, (epoch, op), in
+    ``start << _SHIFT | end`` without runs) maps to its latest access, the int
+    ``epoch << _OPB | op number`` (ints only: the garbage collector never walks a
+    buffer's history), in
     epoch order (a range seen again moves to the end), so the accesses a new one is not
     yet ordered after are a suffix. ``last`` is the newest epoch: a lane whose ``last``
     the new access's clock covers is skipped whole."""
@@ -145,7 +149,7 @@ class _Lane:
     def __init__(self, thread: int, kind: str) -> None:
         self.thread = thread
         self.kind = kind
-        self.ranges: dict[int | tuple[int, int, Runs], tuple[int, Operation]] = {}
+        self.ranges: dict[int | tuple[int, int, Runs], int] = {}
         self.last = 0
 
 
@@ -194,6 +198,15 @@ class HazardChecker:
         self.unfenced: dict[str, dict[str, dict[tuple[int, int], list[_Pending]]]] = {}
         self._pending_seq = 0
         self._derived: dict[tuple[int, int], bool] = {}
+        self._ops: list[Operation] = []             # op number -> op (lane stamps)
+        self._op_numbers: dict[int, int] = {}       # id(op) -> op number
+
+    def _op_number(self, op: Operation) -> int:
+        number = self._op_numbers.get(id(op))
+        if number is None:
+            number = self._op_numbers[id(op)] = len(self._ops)
+            self._ops.append(op)         # kept: the id stays this op's while the run lasts
+        return number
 
     # --- threads and clocks ----------------------------------------------------------
     def _thread(self, core: Core, pipe: str) -> int:
@@ -282,11 +295,13 @@ class HazardChecker:
         if not log:
             return
         current = self._current
+        op_numbers = self._op_numbers
         tid = -1
         if current is not None:
             _, tid, op, clock, plans, core, vector = current
             epoch = clock[tid]
-            stamp = (epoch, op)             # what the op's accesses leave in their lanes
+            opx = self._op_number(op)
+            stamp = epoch << _OPB | opx     # what the op's accesses leave in their lanes
         clocks = self.clocks
         for entry in log:
             tag = entry[0]
@@ -327,7 +342,10 @@ class HazardChecker:
                 _, tid, op, clock, plans, core, vector = entry
                 clock[tid] += 1
                 epoch = clock[tid]
-                stamp = (epoch, op)
+                opx = op_numbers.get(id(op))
+                if opx is None:
+                    opx = self._op_number(op)
+                stamp = epoch << _OPB | opx
             elif tag == END:
                 current = None
             elif tag == SET_HANDLE:
@@ -337,7 +355,7 @@ class HazardChecker:
                 pending.append((c.copy(), flag_op))
                 if t == tid:                # (a flag inside an op, from direct callers)
                     epoch = c[t]
-                    stamp = (epoch, op)
+                    stamp = epoch << _OPB | opx
             elif tag == WAIT_HANDLE:
                 _, t, pending = entry
                 c = clocks[t]
@@ -346,13 +364,16 @@ class HazardChecker:
                     c[:] = map(max, c, pending.popleft()[0])    # in place: handles hold it
                 if t == tid:
                     epoch = c[t]
-                    stamp = (epoch, op)
+                    stamp = epoch << _OPB | opx
             elif tag == BEGIN:
                 current = self._op_handle(*entry[1:])
                 _, tid, op, clock, plans, core, vector = current
                 clock[tid] += 1
                 epoch = clock[tid]
-                stamp = (epoch, op)
+                opx = op_numbers.get(id(op))
+                if opx is None:
+                    opx = self._op_number(op)
+                stamp = epoch << _OPB | opx
             elif tag == SET_FLAG:
                 _, core_, src, dst, event, flag_op = entry
                 t, pending = self._setter(core_, src, dst, event)
@@ -361,14 +382,14 @@ class HazardChecker:
                 pending.append((c.copy(), flag_op))
                 if t == tid:
                     epoch = c[t]
-                    stamp = (epoch, op)
+                    stamp = epoch << _OPB | opx
             else:                               # WAIT_FLAG
                 _, core_, src, dst, event, flag_op = entry
                 hit = self._waiter(core_, src, dst, event, tick=True)
                 if hit is None:                 # no flag was ever set (the executor refuses
                     if current is not None:     # such a wait before it gets here): a tick
                         epoch = clock[tid]
-                        stamp = (epoch, op)
+                        stamp = epoch << _OPB | opx
                     continue
                 t, pending = hit
                 c = clocks[t]
@@ -377,7 +398,7 @@ class HazardChecker:
                     self._join(t, pending.popleft()[0])
                 if t == tid:
                     epoch = c[t]
-                    stamp = (epoch, op)
+                    stamp = epoch << _OPB | opx
         log.clear()
         self._current = current
 
@@ -511,7 +532,8 @@ class HazardChecker:
         core, pipe = self._where[tid]
         old_core, old_pipe = self._where[lane.thread]
         new: _Access | None = None
-        for key, (epoch, old_op) in reversed(lane.ranges.items()):
+        for key, stamp in reversed(lane.ranges.items()):
+            epoch, old_op = stamp >> _OPB, self._ops[stamp & _OP_MASK]
             if epoch <= seen:
                 break                             # this and older: ordered before new
             if isinstance(key, int):
