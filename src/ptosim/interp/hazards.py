@@ -342,9 +342,8 @@ class HazardChecker:
                 _, tid, op, clock, plans, core, vector = entry
                 clock[tid] += 1
                 epoch = clock[tid]
-                opx = op_numbers.get(id(op))
-                if opx is None:
-                    opx = self._op_number(op)
+                got = op_numbers.get(id(op))
+                opx = self._op_number(op) if got is None else got
                 stamp = epoch << _OPB | opx
             elif tag == END:
                 current = None
@@ -370,9 +369,8 @@ class HazardChecker:
                 _, tid, op, clock, plans, core, vector = current
                 clock[tid] += 1
                 epoch = clock[tid]
-                opx = op_numbers.get(id(op))
-                if opx is None:
-                    opx = self._op_number(op)
+                got = op_numbers.get(id(op))
+                opx = self._op_number(op) if got is None else got
                 stamp = epoch << _OPB | opx
             elif tag == SET_FLAG:
                 _, core_, src, dst, event, flag_op = entry
