@@ -7,9 +7,8 @@ row share one e8m0 exponent) and DN grouping (32 consecutive rows of a column).
 MXFP8 (e4m3) from f32 / bf16 / f16 and MXFP4 (e2m1, packed pairs) from bf16 / f16, OCP
 and NV recipes, each on the a5 path its tiles select: ND with a flat or a row-strided exp
 tile (b16 sources: zero-padded padding columns, a5's packed scratch layouts and the
-scratch copies it leaves), DN linear or interleaved. Not implemented
-(`NotImplementedOpError`): DN from b16 with an odd number of valid columns. docs/semantics.md
-"TQUANT MX" records every decision.
+scratch copies it leaves), DN linear or interleaved (b16 with an odd number of valid
+columns included). docs/semantics.md "TQUANT MX" records every decision.
 """
 
 from __future__ import annotations
@@ -277,11 +276,6 @@ def _dn(m: TileOps, op: str, q: _Quant, dst: Tile, src: Tile, exp: Tile, mx: Til
     if src.rows % GROUP:
         raise VerifyError(f"src's rows ({src.rows}) must be a multiple of {GROUP} for "
                           f"grp_axis=0 (DN)", op=op, operand="src")
-    if q.b16 and cols % 2:
-        raise NotImplementedOpError(
-            f"grp_axis=0 from {q.st} with an odd number of valid columns ({cols}) is not "
-            f"implemented (a5 quantizes column pairs and stores one code past the valid "
-            f"columns from a scaling entry it never wrote)", op=op)
     ng = -(-rows // GROUP)     # groups per column; a5 reads whole groups of rows
     need = (ng - 1) * src.cols + cols if ng and cols else 0
     if inter:
@@ -327,11 +321,16 @@ def _dn(m: TileOps, op: str, q: _Quant, dst: Tile, src: Tile, exp: Tile, mx: Til
         e[:ng // 2, 1:2 * cols:2] = eg[1::2]
     else:
         _flat(m, exp, "exp")[at] = e8
+    if q.b16 and cols % 2:
+        # a5's b16 stage 3 works on column pairs: the pair holding the last valid column
+        # is stored whole; its second lane is masked off in every conversion (vcvt masks
+        # by source lane, inactive lanes are 0), so it gets the code of +0
+        codes = np.concatenate([codes, np.zeros((ng * GROUP, 1), np.uint8)], axis=1)
     d = _nd(m, dst, "W", "dst").view(np.uint8)
     if q.fp4:
-        d[:ng * GROUP, :cols // 2] = codes[:, 0::2] | (codes[:, 1::2] << 4)
+        d[:ng * GROUP, :codes.shape[1] // 2] = codes[:, 0::2] | (codes[:, 1::2] << 4)
     else:
-        d[:ng * GROUP, :cols] = codes
+        d[:ng * GROUP, :codes.shape[1]] = codes
 
 
 def _flat(m: TileOps, t: Tile, operand: str) -> np.ndarray:
