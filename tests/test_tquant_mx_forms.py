@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim.errors import NotImplementedOpError, PtoValueError, VerifyError
+from ptosim.errors import PtoValueError, VerifyError
 from test_tquant_mx import e2m1_code, e4m3_code, raw, shared_exp
 from tile_helpers import NP, SENTINEL, blank, put
 
@@ -211,6 +211,74 @@ def test_dn_worked_example():
     assert d[0, 0] == 0x7C and d[1, 0] == 0xBA and d[2, 0] == 0
 
 
+B16_DN = [c for c in DN_CASES if c[1] != "f32"]
+
+
+def odd_dn_golden(x, vc, fp4, nv):
+    """Per column c < vc the group golden; the bytes a5 stores for the column pair that
+    holds the last valid column, computed column by column: (e8m0[g, c], scaling bits
+    [g, c], codes[r, c]) with column vc coded as +0."""
+    rows = x.shape[0]
+    xf = x.astype(np.float64)
+    e = np.zeros((rows // 32, vc), np.int64)
+    bits = np.zeros((rows // 32, vc), np.int64)
+    codes = np.zeros((rows, vc + 1), np.int64)
+    for g in range(rows // 32):
+        for c in range(vc):
+            e[g, c], bits[g, c], cs = group_golden(xf[32 * g:32 * g + 32, c], fp4, nv, True)
+            codes[32 * g:32 * g + 32, c] = cs
+    return e, bits, codes
+
+
+@pytest.mark.parametrize("qt,st,alg", B16_DN)
+@pytest.mark.parametrize("vc", [1, 33, 129, 191])
+def test_dn_b16_odd_valid_cols(qt, st, alg, vc):
+    """DN from bf16 / f16 with an odd number of valid columns: every valid column as
+    usual, and the pair holding the last one stored whole - column vc gets the code of
+    +0 (MXFP8: byte 0x00 at dst[r, vc]; MXFP4: the high nibble of byte vc // 2 is 0);
+    nothing further. exp / max / scaling: exactly the valid columns."""
+    m = mk()
+    rows, cols = 64, 192
+    fp4, nv = qt == "MXFP4_E2M1", alg == "NV"
+    x = sample(st, (rows, cols), vc + len(st) + 3 * len(alg))
+    x[5, vc - 1] = -np.inf
+    x[:, vc:] = 3                                   # padding columns (zeroed by a5 first)
+    src, dst, exp, mx, sc = run_dn(m, qt, st, alg, x, (rows, vc))
+    e, bits, codes = odd_dn_golden(x, vc, fp4, nv)
+    got_e = raw(m, exp).reshape(2, cols)
+    np.testing.assert_array_equal(got_e[:, :vc], e)
+    assert (got_e[:, vc:] == SENTINEL).all()
+    sbits = raw(m, sc).view(np.uint16).reshape(2, cols)
+    np.testing.assert_array_equal(sbits[:, :vc], bits)
+    assert (raw(m, sc).reshape(2, cols, 2)[:, vc:] == SENTINEL).all()
+    assert (raw(m, mx).reshape(2, cols, 2)[:, vc:] == SENTINEL).all()
+    d = raw(m, dst).reshape(rows, -1)
+    if fp4:
+        nb = (vc + 1) // 2
+        np.testing.assert_array_equal(d[:, :nb], codes[:, 0:vc + 1:2] + 16 * codes[:, 1::2])
+        assert (d[:, nb - 1] >> 4 == 0).all()
+        assert (d[:, nb:] == SENTINEL).all()
+    else:
+        np.testing.assert_array_equal(d[:, :vc + 1], codes)
+        assert (d[:, vc] == 0).all()
+        assert (d[:, vc + 1:] == SENTINEL).all()
+
+
+def test_dn_odd_cols_worked_example():
+    """By hand, DN MXFP8 bf16 OCP, one valid column: max 3.0 -> e8m0 120, scaling bf16
+    0x4300 (128); rows 0 / 1 (3.0, -0.5) give 0x7C / 0xE8 (384 and -64); dst[:, 1] = 0x00."""
+    m = mk()
+    x = np.zeros((32, 32), ml_dtypes.bfloat16)
+    x[0, 0], x[1, 0] = 3.0, -0.5
+    x[:, 1:] = 9
+    src, dst, exp, mx, sc = run_dn(m, "MXFP8", "bf16", "OCP", x, (32, 1))
+    assert raw(m, exp)[0] == 120 and raw(m, exp)[1] == SENTINEL
+    assert raw(m, sc).view(np.uint16)[0] == 0x4300
+    d = raw(m, dst).reshape(32, 32)
+    assert d[0, 0] == 0x7C and d[1, 0] == 0xE8 and (d[2:, 0] == 0).all()
+    assert (d[:, 1] == 0).all() and (d[:, 2:] == SENTINEL).all()
+
+
 # --- ND: MXFP4 NV, b16 padding columns, 2-D exp tiles ------------------------------------
 def run_nd(m, qt, st, alg, x, valid, exp_shape, n_max=None):
     rows, cols = x.shape
@@ -402,10 +470,9 @@ def test_mx_forms_rules():
     with pytest.raises(VerifyError, match="scaling holds 64 values"):
         dn(sc=m.tile("Vec", "f32", 1, 64))
     b = m.tile("Vec", "bf16", 64, 64, valid=(64, 33))
-    bb = m.tile("Vec", "bf16", 2, 64)
-    with pytest.raises(NotImplementedOpError, match=r"grp_axis=0 from bf16 with an odd number "
-                                                    r"of valid columns \(33\)"):
-        dn(s=b, mx=bb, sc=bb)
+    with pytest.raises(VerifyError, match=r"max holds 96 values but DN group g of column c "
+                                          r"goes to g \* 64 \+ c: 97 needed"):
+        dn(s=b, mx=m.tile("Vec", "bf16", 1, 96), sc=m.tile("Vec", "bf16", 2, 64))
     with pytest.raises(VerifyError, match="interleave needs src's rows and valid rows to be "
                                           "multiples of 64, got 96 and 96"):
         dn(s=m.tile("Vec", "f32", 96, 64), ex=m.tile("Vec", "ui8", 2, 128),

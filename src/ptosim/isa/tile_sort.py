@@ -91,11 +91,13 @@ ROWS: tuple[OpSpec, ...] = (
     _row("thistogram", "histogram", (_t("src"), _t("idx")), (("byte", "byte"),)),
     # integer forms (src, scale[, offset]); the MX form is pto-isa's (dst, src, exp, max,
     # scaling): its exp and max take the 2nd and 3rd places (named scale / offset here, so
-    # that one operand order serves both), scaling the 4th. Python only (text: ptoas)
+    # that one operand order serves both), scaling the 4th, and the ZZ-exponent overload's
+    # exp_zz (pto-isa's CPU simulator only) the 5th. Python only (text: ptoas)
     _row("tquant", "quant", (_t("src"), _t("scale"), _t("offset", optional=True),
-                             _t("scaling", "W", optional=True)),
+                             _t("scaling", "W", optional=True),
+                             _t("exp_zz", "W", optional=True)),
          (("quant_type", "quant_type"),), text_defaults=(("ptoas", True),),
-         keywords=("scale_alg", "grp_axis", "interleave")),
+         keywords=("scale_alg", "grp_axis", "interleave", "store_mode", "cpu_sim_compat")),
     _row("tdequant", "dequant", (_t("src"), _t("scale"), _t("offset"))),
     _row("tgatherb", "gatherb", (_t("src"), _t("offsets"))),
     # index forms, or (no index tile) the mask-pattern forms; A5 ignores tgather's tmp.

@@ -7,9 +7,10 @@ row share one e8m0 exponent) and DN grouping (32 consecutive rows of a column).
 MXFP8 (e4m3) from f32 / bf16 / f16 and MXFP4 (e2m1, packed pairs) from bf16 / f16, OCP
 and NV recipes, each on the a5 path its tiles select: ND with a flat or a row-strided exp
 tile (b16 sources: zero-padded padding columns, a5's packed scratch layouts and the
-scratch copies it leaves), DN linear or interleaved. Not implemented
-(`NotImplementedOpError`): DN from b16 with an odd number of valid columns. docs/semantics.md
-"TQUANT MX" records every decision.
+scratch copies it leaves), DN linear or interleaved (b16 with an odd number of valid
+columns included). The ZZ-exponent overload (``exp_zz``, ``store_mode="NZ"``) exists only in
+pto-isa's CPU simulator: it runs with ``cpu_sim_compat=True``. docs/semantics.md "TQUANT MX"
+records every decision.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import pack_nibbles
-from ..errors import DtypeError, NotImplementedOpError, PtoValueError, VerifyError
+from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, PtoValueError, VerifyError
 from ..isa import convert as C
 from .tile import E8M0, Tile
 from .vector import _nd
@@ -100,6 +101,65 @@ def mx_quant(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, sca
         _dn(m, op, q, dst, src, exp, mx, scaling, inter)
     else:
         _nd_form(m, op, q, dst, src, exp, mx, scaling)
+
+
+ZZ_ROWS, ZZ_GROUPS = 16, 2                 # a ZZ exponent box: 16 rows x 2 groups
+
+
+def mx_quant_zz(m: TileOps, op: str, dst: Tile, src: Tile, exp: Tile, mx: Tile, scaling: Tile,
+                exp_zz: Tile | None, kw: dict[str, Any]) -> None:
+    """pto-isa's ZZ-exponent overload ``TQUANT<MXFP8, VecStoreMode::NZ>(dst, src, &exp,
+    &max, &scaling, &exp_zz)``. Only the CPU simulator defines it (a5 dropped its version
+    for TQUANT then TMOV ND -> ZZ), so it runs only with ``cpu_sim_compat``: the ND MXFP8
+    OCP TQUANT, then exp's first rows x groups bytes copied into exp_zz in ZZ order."""
+    if kw.get("ptoas"):
+        raise NotImplementedOpError(f"{op}: PTOAS's tquant has no MX forms (INT8_SYM and "
+                                    f"INT8_ASYM only) and no store mode; the ZZ-exponent "
+                                    f"overload is Python only")
+    if exp_zz is None:
+        raise PtoTypeError("store_mode belongs to the ZZ-exponent overload: pass an exp_zz tile "
+                           "after scaling", op=op, operand="store_mode")
+    store = kw.get("store_mode", "NZ")
+    if store != "NZ":
+        raise PtoValueError(f"store_mode must be NZ (the ZZ-exponent overload is pto-isa's "
+                            f"VecStoreMode::NZ form), got {store!r}", op=op, operand="store_mode")
+    qt = kw.get("quant_type", "MXFP8")
+    if qt != "MXFP8":
+        raise PtoValueError(f"the ZZ-exponent overload is MXFP8 only, got {qt!r}", op=op,
+                            operand="quant_type")
+    for key, fixed in (("scale_alg", "OCP"), ("grp_axis", 1), ("interleave", False)):
+        if kw.get(key, fixed) != fixed:
+            raise PtoValueError(f"the ZZ-exponent overload takes no {key} (it runs {key}="
+                                f"{fixed!r}), got {kw[key]!r}", op=op, operand=key)
+    if not kw.get("cpu_sim_compat"):
+        raise NotImplementedOpError(
+            f"{m.target.name} has no NPU implementation of the ZZ-exponent overload (pto-isa "
+            f"defines TQUANT_IMPL<quant_type, store_mode>(..., exp_zz) in its CPU simulator "
+            f"only, include/pto/cpu/TQuant.hpp; a5 writes ZZ exponents with TQUANT, then "
+            f"TMOV(e8Zz, e8, tmp)); pass cpu_sim_compat=True to run the CPU simulator's "
+            f"formula", op=op)
+    if exp_zz.dtype.name != exp.dtype.name:
+        raise DtypeError(f"exp_zz is {exp_zz.dtype.name} but exp is {exp.dtype.name}: they "
+                         f"must match (one C++ tile type)", op=op, operand="exp_zz")
+    if (exp_zz.rows, exp_zz.cols) != (exp.rows, exp.cols):
+        raise VerifyError(f"exp_zz is {exp_zz.rows}x{exp_zz.cols} but exp is {exp.rows}x"
+                          f"{exp.cols}: they must match (one C++ tile type)", op=op,
+                          operand="exp_zz")
+    rows, cols = src.valid
+    gc = cols // GROUP         # the CPU simulator counts valid cols / 32 groups per row
+    if rows % ZZ_ROWS or gc % ZZ_GROUPS:
+        raise VerifyError(f"the ZZ exponent order needs src's valid rows a multiple of "
+                          f"{ZZ_ROWS} and valid cols / {GROUP} a multiple of {ZZ_GROUPS}, got "
+                          f"{rows} and {cols} / {GROUP} = {gc}", op=op, operand="src")
+    total = rows * gc          # within exp: the ND form's own checks need at least this
+    base = {k: v for k, v in kw.items() if k not in ("store_mode", "cpu_sim_compat")}
+    mx_quant(m, op, dst, src, exp, mx, scaling, base)
+    # ZZ order: 16-row x 2-group boxes, boxes row-block by row-block, each box row-major
+    rb, gb, ir, ig = np.meshgrid(np.arange(rows // ZZ_ROWS), np.arange(gc // ZZ_GROUPS),
+                                 np.arange(ZZ_ROWS), np.arange(ZZ_GROUPS), indexing="ij")
+    at = ((rb * ZZ_ROWS + ir) * gc + gb * ZZ_GROUPS + ig).reshape(-1)
+    vals = _flat(m, exp, "exp")[:total].copy()
+    _flat(m, exp_zz, "exp_zz")[:total] = vals[at]
 
 
 class _Quant:
@@ -277,11 +337,6 @@ def _dn(m: TileOps, op: str, q: _Quant, dst: Tile, src: Tile, exp: Tile, mx: Til
     if src.rows % GROUP:
         raise VerifyError(f"src's rows ({src.rows}) must be a multiple of {GROUP} for "
                           f"grp_axis=0 (DN)", op=op, operand="src")
-    if q.b16 and cols % 2:
-        raise NotImplementedOpError(
-            f"grp_axis=0 from {q.st} with an odd number of valid columns ({cols}) is not "
-            f"implemented (a5 quantizes column pairs and stores one code past the valid "
-            f"columns from a scaling entry it never wrote)", op=op)
     ng = -(-rows // GROUP)     # groups per column; a5 reads whole groups of rows
     need = (ng - 1) * src.cols + cols if ng and cols else 0
     if inter:
@@ -327,11 +382,16 @@ def _dn(m: TileOps, op: str, q: _Quant, dst: Tile, src: Tile, exp: Tile, mx: Til
         e[:ng // 2, 1:2 * cols:2] = eg[1::2]
     else:
         _flat(m, exp, "exp")[at] = e8
+    if q.b16 and cols % 2:
+        # a5's b16 stage 3 works on column pairs: the pair holding the last valid column
+        # is stored whole; its second lane is masked off in every conversion (vcvt masks
+        # by source lane, inactive lanes are 0), so it gets the code of +0
+        codes = np.concatenate([codes, np.zeros((ng * GROUP, 1), np.uint8)], axis=1)
     d = _nd(m, dst, "W", "dst").view(np.uint8)
     if q.fp4:
-        d[:ng * GROUP, :cols // 2] = codes[:, 0::2] | (codes[:, 1::2] << 4)
+        d[:ng * GROUP, :codes.shape[1] // 2] = codes[:, 0::2] | (codes[:, 1::2] << 4)
     else:
-        d[:ng * GROUP, :cols] = codes
+        d[:ng * GROUP, :codes.shape[1]] = codes
 
 
 def _flat(m: TileOps, t: Tile, operand: str) -> np.ndarray:

@@ -498,6 +498,10 @@ def _quant(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
         if qt not in mxquant.MX_TYPES:
             raise PtoValueError(f"quant_type must be MXFP8 or MXFP4_E2M1 with exp, max and "
                                 f"scaling tiles, got {qt!r}", op=op, operand="quant_type")
+        if "exp_zz" in v or "store_mode" in kw:
+            mxquant.mx_quant_zz(m, op, dst, src, scale, v["offset"], v["scaling"],
+                                v.get("exp_zz"), kw)
+            return
         mxquant.mx_quant(m, op, dst, src, scale, v["offset"], v["scaling"], kw)
         return
     qt = kw.get("quant_type", "INT8_SYM" if offset is None else "INT8_ASYM")
@@ -505,7 +509,7 @@ def _quant(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
         raise PtoValueError(f"quant_type must be INT8_SYM or INT8_ASYM with scale[, offset] "
                             f"tiles (the MX formats take exp, max and scaling tiles), got "
                             f"{qt!r}", op=op, operand="quant_type")
-    for key in ("scale_alg", "grp_axis", "interleave"):
+    for key in ("scale_alg", "grp_axis", "interleave", "store_mode", "cpu_sim_compat"):
         if key in kw:
             raise PtoTypeError(f"{key} belongs to the MX formats, not {qt}", op=op,
                                operand=key)
