@@ -340,3 +340,36 @@ def test_conv_tiles_are_ttrans_operands_only():
         m.TSORT32(t, a, t)
     with pytest.raises(SpaceError, match="must be a Tile, got ConvTile"):
         m.TADD(t, a, t)
+
+
+def test_a5_b8_slab_gather_offsets_wrap_at_16_bits():
+    """a5 gathers an aligned 1-byte C0 x HW slab with 16-bit offsets: C0 = 32, HW = 2080
+    puts channel 31's offsets 31 x 2080 + hw past 65535 from hw = 1056 on, and they wrap
+    to channel 0's hw - 1056 (the 2-D path static_asserts this away; the conv path does
+    not)."""
+    m = ptosim.Machine(target="a5")
+    src = m.conv_tile("ui8", "NCHW", (1, 32, 1, 2080))
+    dst = m.conv_tile("ui8", "NC1HWC0", (1, 1, 1, 2080, 32))
+    x = np.random.default_rng(6).integers(0, 256, src.elems).astype(np.uint8)
+    m.write(src.ptr, x)
+    m.TTRANS(dst, src)
+    got = m.read(dst.ptr, dst.elems).reshape(2080, 32)
+    chans = x.reshape(32, 2080)
+    np.testing.assert_array_equal(got[:, :31], chans[:31].T)          # in range: exact
+    np.testing.assert_array_equal(got[:1056, 31], chans[31, :1056])
+    np.testing.assert_array_equal(got[1056:, 31], chans[0, :1024])     # wrapped
+
+
+def test_a5_offsets_wrap_only_on_the_aligned_path():
+    """The wrap belongs to a5's vgather2 path (C0 x size whole 32 B blocks); a 1-byte slab
+    with C0 = 4 (more than 65536 elements) takes the scalar loop, whose offsets do not
+    wrap."""
+    m = ptosim.Machine(target="a5")
+    hw = 16416                                   # C0 = 4: 65664 elements per slab
+    src = m.conv_tile("i8", "NCHW", (1, 4, 1, hw))
+    dst = m.conv_tile("i8", "NC1HWC0", (1, 1, 1, hw, 4))
+    x = np.random.default_rng(7).integers(0, 256, src.elems).astype(np.uint8)
+    m.write(src.ptr.cast("ui8"), x)
+    m.TTRANS(dst, src)
+    got = m.read(dst.ptr.cast("ui8"), dst.elems)
+    np.testing.assert_array_equal(got, x.reshape(4, hw).T.reshape(-1))

@@ -103,6 +103,9 @@ class Target:
     # TTRANS conv-tile forms ("SRC->DST" layout pairs) the target's TTrans.hpp has code for
     # (tile/conv_trans.py); a pair pto-isa defines but the target lacks is NotImplementedOpError
     ttrans_conv_forms: frozenset[str] = frozenset()
+    # the aligned NCHW -> NC1HWC0 slab transpose gathers 1- / 2-byte elements with 16-bit
+    # offsets that wrap past 65535 (A5 TTransB8 / B16ColWise; no static_assert guards it)
+    ttrans_conv_index16: bool = False
     # TCVT (src, dst) pairs, canonical names (signless integers read as signed)
     tcvt_pairs: frozenset[tuple[str, str]] = frozenset()
     # TPARTARGMAX / MIN test src0 >= src1 (<=) and keep src0 on true (else: src1 > src0,
@@ -268,6 +271,7 @@ A5 = Target(
                            "min": frozenset({"i32", "si32", "ui32", "f32"})},
     tgather_cmp=True,
     ttrans_conv_forms=_CONV_FORMS_A5,
+    ttrans_conv_index16=True,
     ttri_unclamped=True,
     vcpadd_flat_tiles=True,
     prefetch_packed_rows=True,

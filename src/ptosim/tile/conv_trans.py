@@ -32,6 +32,7 @@ from .conv import ConvTile
 from .tile import Tile
 
 if TYPE_CHECKING:
+    from ..targets import Target
     from .ops import TileOps
 
 BLOCK = 32
@@ -75,7 +76,7 @@ def _staged(dst_stride: int, src_stride: int, es: int) -> bool:
 
 
 def _to_c1hwc0(op: str, src: ConvTile, dst: ConvTile, es: int, grouped: bool,
-               staging: bool) -> Moves:
+               target: Target) -> Moves:
     if grouped:
         g, n, c, h, w = src.shape
         g2, n2, c1, h2, w2, c0 = dst.shape
@@ -95,13 +96,19 @@ def _to_c1hwc0(op: str, src: ConvTile, dst: ConvTile, es: int, grouped: bool,
     # and pto-isa's own float32_5_57_4_16 case runs f32 with C0 = 16
     gi, ni, ci, ki, pi = _grid(g, n, c1, c0, hw)
     base = ((gi * n + ni) * c1 + ci) * (c0 * hw)
-    d, s = _flat(base + pi * c0 + ki, base + ki * hw + pi)
+    within = ki * hw + pi                  # the offset inside one C0 x HW slab
+    if target.ttrans_conv_index16 and es < 4 and (c0 * es) % BLOCK == 0:
+        # a5's aligned path gathers the slab column-wise (vgather2) with offsets computed
+        # in 16-bit lanes (vci / vmuls / vadds on uint16): past 65535 they wrap
+        within = within % (1 << 16)
+    d, s = _flat(base + pi * c0 + ki, base + within)
+    staging = target.vec_block_copies
     tmp = hw * _up(c0, _ytile(es)) if staging and _staged(c0, hw, es) else 0
     return d, s, np.empty(0, np.int64), tmp
 
 
 def _from_c1hwc0(op: str, src: ConvTile, dst: ConvTile, es: int, grouped: bool,
-                 staging: bool) -> Moves:
+                 target: Target) -> Moves:
     if grouped:
         g, n, c1, h, w, c0 = src.shape
         g2, n2, c, h2, w2 = dst.shape
@@ -121,12 +128,12 @@ def _from_c1hwc0(op: str, src: ConvTile, dst: ConvTile, es: int, grouped: bool,
     gi, ni, ci, ki, pi = _grid(g, n, c1, c0, hw)
     base = ((gi * n + ni) * c1 + ci) * (c0 * hw)
     d, s = _flat(base + ki * hw + pi, base + pi * c0 + ki)
-    tmp = c0 * _up(hw, _ytile(es)) if staging and _staged(hw, c0, es) else 0
+    tmp = c0 * _up(hw, _ytile(es)) if target.vec_block_copies and _staged(hw, c0, es) else 0
     return d, s, np.empty(0, np.int64), tmp
 
 
 def _to_fractal_z(op: str, src: ConvTile, dst: ConvTile, es: int, grouped: bool,
-                  staging: bool) -> Moves:
+                  target: Target) -> Moves:
     if grouped:
         g, n, c1, h, w, c0 = src.shape
     else:
@@ -151,7 +158,7 @@ def _to_fractal_z(op: str, src: ConvTile, dst: ConvTile, es: int, grouped: bool,
 
 
 def _to_fractal_z_3d(op: str, src: ConvTile, dst: ConvTile, es: int, grouped: bool,
-                     staging: bool) -> Moves:
+                     target: Target) -> Moves:
     n, c, dd, h, w = src.shape
     rows, n1, n0, c0 = dst.shape
     _need(c0 == BLOCK // es, op, f"C0 must be 32 B / {es} B = {BLOCK // es} elements, got "
@@ -202,7 +209,7 @@ def conv_trans(m: TileOps, op: str, dst: object, src: object, tmp: Tile | None) 
         raise DtypeError(f"dst elements are {dst.dtype.size} B but src's are {es} B: a "
                          f"transpose moves elements of one size", op=op, operand="dst")
     fn, grouped = _IMPL[form]
-    d, s, zero, tmp_need = fn(op, src, dst, es, grouped, m.target.vec_block_copies)
+    d, s, zero, tmp_need = fn(op, src, dst, es, grouped, m.target)
     s_hi = int(s.max()) + 1
     d_hi = int(max(d.max(), zero.max(initial=-1))) + 1
     _need(s_hi <= src.elems, op, f"the {form} code reads {s_hi} elements from src but its "
