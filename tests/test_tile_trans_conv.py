@@ -373,3 +373,25 @@ def test_a5_offsets_wrap_only_on_the_aligned_path():
     m.TTRANS(dst, src)
     got = m.read(dst.ptr.cast("ui8"), dst.elems)
     np.testing.assert_array_equal(got, x.reshape(4, hw).T.reshape(-1))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_accesses_and_work(target):
+    """The op reads the span of src its map reads, writes dst's span and leaves tmp alone
+    (ptosim does not model a2a3's scratch bytes); its work is one element per dst element."""
+    m = ptosim.Machine(target=target)
+    src = m.conv_tile("f32", "NCHW", (1, 8, 2, 4))
+    dst = m.conv_tile("f32", "NC1HWC0", (1, 1, 2, 4, 8))
+    tmp = m.tile("Vec", "f32", 8, 16)
+    seen = []
+    m.access_hook = lambda data, start, n, access, operand, op, runs: seen.append(
+        (operand, start, n, access))
+    m.TTRANS(dst, src, tmp)
+    m.access_hook = None
+    base = src.ptr.offset
+    assert seen == [("src", base, 256, "R"), ("dst", dst.ptr.offset, 256, "W")]
+    from ptosim.isa.tile_shape import ROWS
+    ttrans = next(r for r in ROWS if r.name == "ttrans")
+    assert ttrans.flops([dst, src, tmp]) == (128, 4)   # tmp's 8 x 16 valid elements
+    big = m.conv_tile("f32", "NC1HWC0", (2, 1, 2, 8, 8))
+    assert ttrans.flops([big, src]) == (256, 4)
