@@ -77,6 +77,8 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "read": ([src, 16], {}),
         "write": ([ub, np.ones(16, np.float16)], {}),
         "tile": (["Vec", "f16", 16, 64], {"valid": (16, 50), "pad": "Zero", "addr": 32768}),
+        "conv_tile": (["f16", "NC1HWC0", (1, 2, 2, 8, 16)], {"nbytes": 1024, "addr": 65536,
+                                                            "subblock": 0}),
         "global_tensor": ([src, (1, 1, 1, 40, 50), (2000, 2000, 2000, 50, 1)],
                           {"layout": "ND"}),
         "read_tile": ([vec], {}),

@@ -100,6 +100,12 @@ class Target:
     tcmp_whole_repeats: bool = False
     # TTRANS needs both tiles' rows to be whole 32-byte blocks (A5 TTrans.hpp)
     ttrans_row_blocks: bool = False
+    # TTRANS conv-tile forms ("SRC->DST" layout pairs) the target's TTrans.hpp has code for
+    # (tile/conv_trans.py); a pair pto-isa defines but the target lacks is NotImplementedOpError
+    ttrans_conv_forms: frozenset[str] = frozenset()
+    # the aligned NCHW -> NC1HWC0 slab transpose gathers 1- / 2-byte elements with 16-bit
+    # offsets that wrap past 65535 (A5 TTransB8 / B16ColWise; no static_assert guards it)
+    ttrans_conv_index16: bool = False
     # TCVT (src, dst) pairs, canonical names (signless integers read as signed)
     tcvt_pairs: frozenset[tuple[str, str]] = frozenset()
     # TPARTARGMAX / MIN test src0 >= src1 (<=) and keep src0 on true (else: src1 > src0,
@@ -207,6 +213,11 @@ _A2A3_VECTOR_DTYPES: dict[str, frozenset[str]] = {
     "tpows": frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f32"}),
 }
 
+# the conv-tile TTRANS forms of A5 TTrans.hpp (TTransImplConvTile); a2a3 adds the reverse
+# NC1HWC0 -> NCHW pair and NCDHW -> FRACTAL_Z_3D
+_CONV_FORMS_A5 = frozenset({"NCHW->NC1HWC0", "NC1HWC0->FRACTAL_Z", "GNCHW->GNC1HWC0",
+                            "GNC1HWC0->FRACTAL_Z"})
+
 A2A3 = Target(
     name="a2a3",
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 128 * KIB,
@@ -241,6 +252,8 @@ A2A3 = Target(
     vector_quant_chip=_VQ_A2A3,
     tpow_ln_exp=True,
     vec_block_copies=True,
+    ttrans_conv_forms=_CONV_FORMS_A5 | {"NC1HWC0->NCHW", "GNC1HWC0->GNCHW",
+                                        "NCDHW->FRACTAL_Z_3D"},
     npu_missing_tile_ops=_CPU_SIM_ONLY,
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),
@@ -257,6 +270,8 @@ A5 = Target(
                            "max": frozenset({"i32", "si32", "ui32", "f32"}),
                            "min": frozenset({"i32", "si32", "ui32", "f32"})},
     tgather_cmp=True,
+    ttrans_conv_forms=_CONV_FORMS_A5,
+    ttrans_conv_index16=True,
     ttri_unclamped=True,
     vcpadd_flat_tiles=True,
     prefetch_packed_rows=True,

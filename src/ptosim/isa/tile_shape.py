@@ -10,7 +10,9 @@ decisions, the write footprints and the a2a3 / a5 split.
 
 from __future__ import annotations
 
-from .spec import Operand, OpSpec
+from math import prod
+
+from .spec import Args, Operand, OpSpec
 from .tile_sort import TileRule, _work
 
 
@@ -18,9 +20,22 @@ def _t(name: str, role: str = "R", optional: bool = False) -> Operand:
     return Operand(name, "tile", role, optional=optional)
 
 
+def _trans_work(args: Args) -> tuple[int, int]:
+    """tile_sort's one operation per valid element; conv tiles (a shape, no valid region:
+    `ptosim.tile.conv.ConvTile`) count their largest shape's elements."""
+    best, size = _work(args)
+    for a in args:
+        if getattr(a, "valid", None) is None and isinstance(getattr(a, "shape", None), tuple):
+            n = prod(a.shape)
+            if n > best:
+                best, size = n, a.dtype.size
+    return best, size
+
+
 def _row(name: str, family: str, ins: tuple[Operand, ...],
          forms: tuple[tuple[str, ...], ...] = ()) -> OpSpec:
-    return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax="tile_dps",
+    work = _trans_work if family == "trans" else _work
+    return OpSpec(name, "tile", "V", "vector", name.upper(), work=work, syntax="tile_dps",
                   operands=(Operand("dst", "tile", "W"), *ins), impl=TileRule(family),
                   forms=forms)
 

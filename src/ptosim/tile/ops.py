@@ -26,6 +26,7 @@ from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
 from .acc import AccOps
+from .conv import ConvTile, conv_tile
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
 from .tile import SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
@@ -103,6 +104,16 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         ptr = self.ptr(space, dt, addr, subblock=sub)
         return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal,
                     tuple(valid), pad, ptr)  # type: ignore[arg-type]  # a pair: check_tile unpacks it
+
+    def conv_tile(self, dtype: str | DType, layout: str, shape: tuple[int, ...], *,
+                  nbytes: int | None = None, addr: int | None = None,
+                  subblock: int = 0) -> ConvTile:
+        """A Vec conv tile (pto-isa's ``ConvTile``): ``layout`` one of NCHW, NC1HWC0, GNCHW,
+        GNC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_3D, ``shape`` in that order, ``nbytes`` the
+        buffer (default: the shape's elements), placed at UB byte ``addr`` or
+        automatically. TTRANS converts between the layouts (docs/semantics.md)."""
+        return conv_tile(self, dtype, layout, shape, nbytes=nbytes, addr=addr,
+                         subblock=subblock)
 
     def _place(self, space: str, sub: int, nbytes: int, op: str, no_room: str) -> int:
         """A bump allocator per buffer; tiles placed automatically never overlap."""

@@ -24,6 +24,8 @@ from ..errors import (
     VerifyError,
 )
 from ..layout import layout_name, subview_box
+from .conv import ConvTile
+from .conv_trans import conv_trans
 from .extra import dtype_in, same_type, valid_of
 from .tile import Tile, check_tile
 from .vector import _nd
@@ -54,6 +56,9 @@ def _trans(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     = src valid rows rounded up to 16 rows, 32 for 1-byte types) and each of dst's first
     ``vc`` rows receives whole 32 B blocks from tmp."""
     dst, src, tmp = v["dst"], v["src"], v.get("tmp")
+    if isinstance(src, ConvTile) or isinstance(dst, ConvTile):
+        conv_trans(m, op, dst, src, tmp)
+        return
     dtype_in(m, op, "src", src, _legal(m))
     dt = src.dtype
     es = dt.size

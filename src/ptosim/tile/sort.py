@@ -26,6 +26,7 @@ from ..isa.spec import OpSpec
 from ..isa.tile_sort import TileRule
 from ..isa.tile_vector import bind, signature
 from . import extra, mxquant, shape
+from .conv import ConvTile
 from .gather_cmp_a2a3 import gather_cmp_a2a3
 from .tile import Tile
 from .vector import _check_tile, _kind, _nd
@@ -55,7 +56,12 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> An
     vals: dict[str, Any] = dict(zip(names, ins))
     vals[first] = dst
     for name, v in vals.items():
-        if name in _FLAT_OPERANDS and isinstance(v, Tile):
+        if isinstance(v, ConvTile):
+            # conv tiles are TTRANS operands only (tile/conv_trans.py checks them)
+            if op != "TTRANS":
+                raise SpaceError(f"{name} is a conv tile: only TTRANS takes conv tiles", op=op,
+                                 operand=name)
+        elif name in _FLAT_OPERANDS and isinstance(v, Tile):
             _check_vec(op, name, v)
         elif isinstance(v, Tile) or name == first:
             _check_tile(op, name, v, m)

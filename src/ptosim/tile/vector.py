@@ -29,6 +29,7 @@ from ..isa import alu, convert
 from ..isa.spec import OpSpec
 from ..isa.tile_vector import VecRule, bind, signature
 from . import fastpath
+from .conv import ConvTile
 from .tile import Tile
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ VL = 256          # bytes of one vector register (one repeat)
 
 # --- binding ---------------------------------------------------------------------------
 def _kind(x: object) -> str:
-    if isinstance(x, Tile):
+    if isinstance(x, (Tile, ConvTile)):
         return "tile"
     if isinstance(x, (bool, np.bool_)):
         return "bool"
@@ -101,7 +102,7 @@ def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
     vals["dst"] = dst
     rule: VecRule = spec.impl
     for name in ("dst", *names):
-        if name == "dst" or isinstance(vals[name], Tile):
+        if name == "dst" or isinstance(vals[name], (Tile, ConvTile)):
             _check_tile(op, name, vals[name], m)
     src_names = [n for n in names if isinstance(vals[n], Tile) and n not in ("tmp", "mask")]
     elem = vals[src_names[0]].dtype if src_names else dst.dtype
