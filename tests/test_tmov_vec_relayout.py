@@ -375,3 +375,62 @@ def test_keyword_and_tile_rules():
     with pytest.raises(VerifyError, match="fractal-32 \\(MX scale\\) tiles hold f8E8M0FNU "
                                           "\\(e8m0\\), got i8"):
         m.tile("Vec", "i8", 16, 2, **ZZ)
+
+
+# --- .pto -----------------------------------------------------------------------------------
+def tb(rows, cols, vr, vc, bl="row_major", sl="none_box", compact=0):
+    return (f"!pto.tile_buf<loc=vec, dtype=f16, rows={rows}, cols={cols}, v_row={vr}, "
+            f"v_col={vc}, blayout={bl}, slayout={sl}, fractal=512, pad=0, compact={compact}>")
+
+
+def pto_relayout_kernel():
+    """ND 32x32 f16 -> NZ with compact=2 (RowPlusOne: 33-line column blocks) and -> ZN, each
+    stored through an ND alias at its address (pto-isa's kernels store ZZ tiles so)."""
+    src, nz, zn = tb(32, 32, 32, 32), tb(33, 32, 32, 32, "col_major", "row_major", 2), \
+        tb(32, 32, 32, 32, "row_major", "col_major")
+    nz_nd, zn_nd = tb(33, 32, 33, 32), tb(32, 32, 32, 32)
+    views = {"x": ("x_ptr", 32), "o1": ("nz_ptr", 33), "o2": ("zn_ptr", 32)}
+    lines = ["%c0 = arith.constant 0 : index", "%c1 = arith.constant 1 : index",
+             "%c32 = arith.constant 32 : index", "%c33 = arith.constant 33 : index",
+             "%a0 = arith.constant 0 : i64", "%a1 = arith.constant 4096 : i64",
+             "%a2 = arith.constant 8192 : i64"]
+    for name, (ptr, rows) in views.items():
+        lines += [f"%v{name} = pto.make_tensor_view %{ptr}, shape = [%c{rows}, %c32], strides = "
+                  f"[%c32, %c1] : !pto.tensor_view<?x?xf16>",
+                  f"%{name} = pto.partition_view %v{name}, offsets = [%c0, %c0], sizes = "
+                  f"[%c{rows}, %c32] : !pto.tensor_view<?x?xf16> -> "
+                  f"!pto.partition_tensor_view<{rows}x32xf16>"]
+    lines += [f"%src = pto.alloc_tile addr = %a0 : {src}",
+              f"%nz = pto.alloc_tile addr = %a1 : {nz}", f"%nz_nd = pto.alloc_tile addr = %a1 : {nz_nd}",
+              f"%zn = pto.alloc_tile addr = %a2 : {zn}", f"%zn_nd = pto.alloc_tile addr = %a2 : {zn_nd}",
+              f"pto.tload ins(%x : !pto.partition_tensor_view<32x32xf16>) outs(%src : {src})",
+              'pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]',
+              'pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]',
+              f"pto.tmov ins(%src : {src}) outs(%nz : {nz})",
+              f"pto.tmov ins(%src : {src}) outs(%zn : {zn})",
+              'pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]',
+              'pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]',
+              f"pto.tstore ins(%nz_nd : {nz_nd}) outs(%o1 : !pto.partition_tensor_view<33x32xf16>)",
+              f"pto.tstore ins(%zn_nd : {zn_nd}) outs(%o2 : !pto.partition_tensor_view<32x32xf16>)"]
+    body = "\n    ".join(lines)
+    return ('module attributes {pto.target_arch = "a5"} {\n'
+            "  func.func @k(%x_ptr: !pto.ptr<f16>, %nz_ptr: !pto.ptr<f16>, %zn_ptr: !pto.ptr<f16>) "
+            "attributes {pto.aicore, pto.kernel_kind = #pto.kernel_kind<vector>} {\n    "
+            f"{body}\n    return\n  }}\n}}\n")
+
+
+def test_pto_tmov_vec_relayouts():
+    """`pto.tmov` between Vec tile_bufs of different layouts (PTOAS accepts any Vec -> Vec
+    pair; there is no tmp operand, so no ZZ form) runs TMOV; the tile_buf's compact=2 is
+    CompactMode RowPlusOne."""
+    from ptosim.kernel import Kernel
+    x = (np.arange(32 * 32) % 1000).astype(np.float16).reshape(32, 32)
+    run = Kernel.from_text(pto_relayout_kernel(), "relayout.pto").run(
+        {"x_ptr": x, "nz_ptr": np.zeros((33, 32), np.float16),
+         "zn_ptr": np.zeros((32, 32), np.float16)})
+    assert not run.findings
+    nz = np.zeros((2, 33, 16), np.float16)
+    nz[:, :32] = x.reshape(32, 2, 16).transpose(1, 0, 2)
+    np.testing.assert_array_equal(run.outputs["nz_ptr"].ravel(), nz.ravel())
+    np.testing.assert_array_equal(run.outputs["zn_ptr"].ravel(),
+                                  x.reshape(2, 16, 2, 16).transpose(0, 2, 3, 1).ravel())
