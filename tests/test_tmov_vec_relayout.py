@@ -434,3 +434,45 @@ def test_pto_tmov_vec_relayouts():
     np.testing.assert_array_equal(run.outputs["nz_ptr"].ravel(), nz.ravel())
     np.testing.assert_array_equal(run.outputs["zn_ptr"].ravel(),
                                   x.reshape(2, 16, 2, 16).transpose(0, 2, 3, 1).ravel())
+
+
+# --- cpu_sim_compat -------------------------------------------------------------------------
+@pytest.mark.parametrize("src_kw, dst_kw, golden", [
+    ({}, dict(blayout="ColMajor"), lambda x: x.T.ravel()),                       # ND -> DN
+    (NZ, {}, lambda x: x.ravel()),                                               # NZ -> ND
+    ({}, ZN, lambda x: x.reshape(2, 16, 2, 16).transpose(0, 2, 3, 1).ravel()),   # ND -> ZN
+    (dict(blayout="ColMajor"), NZ, lambda x: x.reshape(32, 2, 16).transpose(1, 0, 2).ravel()),
+])
+def test_cpu_sim_compat_any_layout_pair(src_kw, dst_kw, golden):
+    """pto-isa's CPU simulator TMOV: dst(r, c) = src(r, c) over the valid region through
+    both layouts, whatever they are (a5's hardware has no such relayout for most pairs)."""
+    m = a5()
+    x = data("f16", 32, 32)
+    src = m.tile("Vec", "f16", 32, 32, **src_kw)
+    idx = src.layout.offsets()
+    img = np.zeros(32 * 32, x.dtype)
+    img[idx] = x
+    put_bits(m, src, img)
+    dst = blank(m, "f16", 32, 32, **dst_kw)
+    m.TMOV(dst, src, cpu_sim_compat=True)
+    np.testing.assert_array_equal(bits_of(m, dst), golden(x))
+
+
+def test_cpu_sim_compat_writes_only_the_valid_region_and_its_rules():
+    m = a5()
+    x = data("f16", 16, 32)
+    src = m.tile("Vec", "f16", 16, 32, valid=(5, 20))
+    put_bits(m, src, x)
+    dst = blank(m, "f16", 16, 32, valid=(5, 20), blayout="ColMajor")
+    m.TMOV(dst, src, cpu_sim_compat=True)
+    golden = np.full((32, 16), -1, np.int64)
+    golden[:20, :5] = x[:5, :20].T
+    check_bits(bits_of(m, dst), golden.ravel(), 2)
+    with pytest.raises(VerifyError, match="TMOV: the CPU simulator's TMOV needs equal valid "
+                                          "shapes, got 16x32 -> 5x20"):
+        m.TMOV(dst, m.tile("Vec", "f16", 16, 32), cpu_sim_compat=True)
+    with pytest.raises(DtypeError, match="TMOV: src and dst element types differ"):
+        m.TMOV(m.tile("Vec", "bf16", 16, 32), m.tile("Vec", "f16", 16, 32), cpu_sim_compat=True)
+    with pytest.raises(PtoValueError, match="TMOV: cpu_sim_compat applies to the 2-operand "
+                                            "Vec -> Vec TMOV"):
+        m.TMOV(*zz3(m), cpu_sim_compat=True)

@@ -468,13 +468,21 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     # --- TMOV ----------------------------------------------------------------------------
     def TMOV(self, dst: Tile, src: Tile, tmp: Tile | None = None, *, grp_axis: int = 1,
              mode: str | None = None, pre_quant: tuple | None = None,
-             pre_relu: tuple | None = None) -> None:
+             pre_relu: tuple | None = None, cpu_sim_compat: bool = False) -> None:
         """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec (ND copies; a5: ND -> NZ /
         ZN relayouts), Vec -> Mat (a5), Acc -> Mat and Acc -> Vec (a5) through FIXPIPE
         (``mode``: an AccToVecMode name, default the destination tile's own sub-block;
         ``pre_quant`` / ``pre_relu`` as FIXPIPE's). With ``tmp`` (a5): the MX exponent
         repack of a Vec ND tile into a Vec ZZ tile, ND-grouped (``grp_axis=1``) or
-        DN-grouped (``grp_axis=0``) exponents; ``tmp`` is ND -> ZZ's index scratch."""
+        DN-grouped (``grp_axis=0``) exponents; ``tmp`` is ND -> ZZ's index scratch.
+        ``cpu_sim_compat=True`` runs pto-isa's CPU simulator instead, for Vec -> Vec only:
+        the valid region element by element through both layouts, any pair."""
+        if cpu_sim_compat:
+            if tmp is not None or (src.tile_type, dst.tile_type) != ("Vec", "Vec"):
+                raise PtoValueError("cpu_sim_compat applies to the 2-operand Vec -> Vec TMOV",
+                                    op="TMOV")
+            tmov_vec.cpu_sim_copy(self, dst, src)
+            return
         if tmp is not None:
             if (mode, pre_quant, pre_relu) != (None, None, None):
                 raise PtoValueError("the 3-operand (tmp) TMOV takes no mode, pre_quant or "

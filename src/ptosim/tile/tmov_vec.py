@@ -203,3 +203,20 @@ def _dn_to_zz(m: TileOps, dst: Tile, src: Tile) -> None:
     s = _bytes(m, src, 2 * pairs * cols, "R", "src").reshape(2 * pairs, cols)
     boxes = s[:, :16 * cbs].reshape(pairs, 2, cbs, 16).transpose(2, 0, 3, 1)  # (cb, p, q, d)
     _bytes(m, dst, cbs * pairs * 32, "W", "dst")[:] = boxes.ravel()
+
+
+def cpu_sim_copy(m: TileOps, dst: Tile, src: Tile) -> None:
+    """pto-isa's CPU simulator TMOV (``cpu_sim_compat=True``): any Vec -> Vec layout pair,
+    element (r, c) of the valid region through both tiles' layout maps (it asserts equal
+    valid shapes); nothing else is written."""
+    if src.valid != dst.valid:
+        raise VerifyError(f"the CPU simulator's TMOV needs equal valid shapes, got "
+                          f"{src.valid[0]}x{src.valid[1]} -> {dst.valid[0]}x{dst.valid[1]}",
+                          op=OP)
+    if src.dtype.name != dst.dtype.name:
+        raise DtypeError(f"src and dst element types differ ({src.dtype.name} -> "
+                         f"{dst.dtype.name})", op=OP)
+    vr, vc = src.valid
+    s_idx, d_idx = src.layout.offsets(vr, vc), dst.layout.offsets(vr, vc)
+    s = _elements(m, src, src.rows * src.cols, "R", "src").copy()
+    _elements(m, dst, dst.rows * dst.cols, "W", "dst")[d_idx] = s[s_idx]
