@@ -267,10 +267,34 @@ def test_mx_flow_tquant_then_tmov_zz_equals_the_cpu_sim_overload(st, rows, cols)
     tmp = blank(m, "f8E8M0FNU", 1, al((32 + rows // 16 * (g // 2)) * 2, 32))
     m.TMOV(e8zz, exp, tmp)
     np.testing.assert_array_equal(raw(m, e8zz), exp_zz)
+    # and through ptosim's ZZ-32 layout map (the cube's ScaleLeft order): exp as rows x G
+    np.testing.assert_array_equal(m.read_tile(e8zz).view(np.uint8),
+                                  raw(m, exp)[:rows * g].reshape(rows, g))
     nz = blank(m, "f8E4M3FN", al(rows, 16) + 1, cols, valid=(rows, cols), compact="RowPlusOne",
                **NZ)
     m.TMOV(nz, fp8)
     np.testing.assert_array_equal(m.read_tile(nz).view(np.uint8), raw(m, fp8).reshape(rows, cols))
+
+
+@pytest.mark.parametrize("m_rows, n", [(64, 128), (128, 64)])
+def test_mx_dn_flow_tquant_then_tmov_grp_axis_0(m_rows, n):
+    """a5 tquant_dn's pipeline: TQUANT grp_axis=0 ((M/32) x N exponents), then
+    TMOV(e8Zz, e8Dn, tmp, grp_axis=0): the ZZ-32 tile read through its layout map is the
+    N x (M/32) transpose of the exponents."""
+    rng = np.random.default_rng(m_rows + n)
+    x = (rng.standard_normal((m_rows, n)) * np.exp2(rng.integers(-6, 7, (m_rows, n)))
+         ).astype(np.float32)
+    m = a5()
+    src = m.tile("Vec", "f32", m_rows, n)
+    put(m, src, x)
+    hat = m_rows // 32
+    exp = blank(m, "ui8", hat, n)
+    m.TQUANT(blank(m, "f8E4M3FN", m_rows, n), src, exp, blank(m, "f32", hat, n),
+             blank(m, "f32", hat, n), grp_axis=0)
+    zz = blank(m, "ui8", n, hat, **ZZ)
+    m.TMOV(zz, exp, blank(m, "ui8", 1, 32), grp_axis=0)
+    e = raw(m, exp).reshape(hat, n)
+    np.testing.assert_array_equal(m.read_tile(zz), e.T)
 
 
 # --- rules ----------------------------------------------------------------------------------
