@@ -83,7 +83,8 @@ class Target:
     tload_view_over_valid: bool = False    # a same-layout TLOAD view may exceed the valid
                                            # region (up to the tile's shape)
     tstore_mat: bool = False        # TSTORE has a Mat (L1) -> GM path
-    # (src, dst) layouts a Vec -> Vec TMOV rewrites through the vector unit (ND -> ND is a DMA)
+    # (src, dst) layouts a Vec -> Vec TMOV rewrites through the vector unit (ND -> ND is a DMA;
+    # ND -> ZZ: the 3-operand MX exponent repack)
     tmov_vec_layouts: frozenset[tuple[str, str]] = frozenset()
     tinsert_vec_col_block: bool = False    # Vec -> Vec TINSERT's column starts a 32 B block
     acc_to_vec: bool = False        # Acc -> Vec moves exist (FIXPIPE L0C -> UB)
@@ -294,14 +295,14 @@ A5 = Target(
     fillpad_from_valid_col=True,
     max_blocks=36,
     tile_layouts={**_TILE_LAYOUTS_COMMON,
-                  "Vec": _VEC_LAYOUTS | {("ZN", 512), ("NZ", 1024)},
+                  "Vec": _VEC_LAYOUTS | {("ZN", 512), ("NZ", 1024), ("ZZ", 32)},
                   "Mat": _MAT_LAYOUTS | {("NZ", 1024), ("ZZ", 32), ("NN", 32)},
                   "Left": frozenset({("NZ", 512)}), "ScaleLeft": frozenset({("ZZ", 32)}),
                   "ScaleRight": frozenset({("NN", 32)})},
     tload_pairs={"Vec": _SAME, "Mat": _SAME | {("ND", "NZ"), ("DN", "ZN"), ("DN", "NZ")}},
     tload_mat_null_pad_zero=True,
     tload_view_over_valid=True,
-    tmov_vec_layouts=frozenset({("ND", "NZ"), ("ND", "ZN")}),
+    tmov_vec_layouts=frozenset({("ND", "NZ"), ("ND", "ZN"), ("ND", "ZZ")}),
     acc_to_vec=True,
     acc_dst_layouts={("move", "Mat"): _ACC_ANY, ("move", "Vec"): _ACC_ANY,
                      ("insert", "Mat"): _NZ_ONLY, ("insert", "Vec"): _ACC_ANY,

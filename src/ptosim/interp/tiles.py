@@ -133,7 +133,8 @@ def alloc_tile(machine: Any, info: dict[str, Any], addr: int | None,
     return machine._new_tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
                              info["blayout"], info["slayout"], info["fractal"], (vr, vc), pad,
                              addr, sub if info["tile_type"] == "Vec" else 0, row_align=False,
-                             op="alloc_tile", no_room=_NO_ROOM)
+                             op="alloc_tile", no_room=_NO_ROOM,
+                             compact=info.get("compact", "Normal"))
 
 
 # what to do when automatic placement runs out of room, for a kernel (not the Python face)

@@ -25,11 +25,12 @@ from ..ops.common import Burst, burst_views, run_burst
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
+from . import tmov_vec
 from .acc import AccOps
 from .conv import ConvTile, conv_tile
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
-from .tile import SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
+from .tile import COMPACT_MODES, SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
 
 _TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
 # (BLayout, SLayout) of a Left tile in the target's L0A layout (Target.l0a_layout)
@@ -64,18 +65,20 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int, *,
              blayout: str | None = None, slayout: str | None = None, fractal: int | None = None,
              valid: tuple[int, int] | None = None, pad: str | float | int = "Null",
-             addr: int | None = None, subblock: int = 0) -> Tile:
+             addr: int | None = None, subblock: int = 0, compact: str = "Normal") -> Tile:
         """A tile placed at byte ``addr`` of its role's buffer (TASSIGN), or automatically.
         Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, ScaleLeft
-        ZZ-32, ScaleRight NN-32, else ND."""
+        ZZ-32, ScaleRight NN-32, else ND. ``compact``: pto-isa's CompactMode (Null, Normal,
+        RowPlusOne); only TMOV Vec ND -> NZ reads it."""
         return self._new_tile(tile_type, dtype, rows, cols, blayout, slayout, fractal, valid,
-                              pad, addr, subblock, row_align=True)
+                              pad, addr, subblock, row_align=True, compact=compact)
 
     def _new_tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int,
                   blayout: str | None, slayout: str | None, fractal: int | None,
                   valid: tuple[int, int] | None, pad: str | float | int, addr: int | None,
                   subblock: int, row_align: bool, op: str = "tile",
-                  no_room: str = "; pass addr= to place tiles explicitly") -> Tile:
+                  no_room: str = "; pass addr= to place tiles explicitly",
+                  compact: str = "Normal") -> Tile:
         """`tile`; ``row_align=False`` (a `.pto` tile_buf, as PTOAS verifies it) lets an
         ND / DN row or column be any whole number of bytes; ``op`` and ``no_room`` name
         the caller and its advice when automatic placement runs out of room."""
@@ -87,6 +90,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         blayout, slayout = blayout or bl, slayout or sl
         fractal = fractal or {"Acc": 1024, "ScaleLeft": 32, "ScaleRight": 32}.get(tile_type, 512)
         valid = valid or (rows, cols)
+        if compact not in COMPACT_MODES:
+            raise VerifyError(f"compact must be one of {', '.join(COMPACT_MODES)}, got "
+                              f"{compact!r}", op="tile")
         check_tile("tile", tile_type, dt, rows, cols, blayout, slayout, fractal, valid, pad,
                    self.target, row_align)
         space = SPACE_OF[tile_type]
@@ -103,7 +109,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{space}", op="tile")
         ptr = self.ptr(space, dt, addr, subblock=sub)
         return Tile(tile_type, dt, rows, cols, blayout, slayout, fractal,
-                    tuple(valid), pad, ptr)  # type: ignore[arg-type]  # a pair: check_tile unpacks it
+                    tuple(valid), pad, ptr, compact)  # type: ignore[arg-type]  # a pair: check_tile unpacks it
 
     def conv_tile(self, dtype: str | DType, layout: str, shape: tuple[int, ...], *,
                   nbytes: int | None = None, addr: int | None = None,
@@ -471,11 +477,33 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             self._matrix(t, "R")[:vr, :vc]
 
     # --- TMOV ----------------------------------------------------------------------------
-    def TMOV(self, dst: Tile, src: Tile, *, mode: str | None = None,
-             pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
-        """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec, Vec -> Mat (a5), Acc ->
-        Mat and Acc -> Vec (a5) through FIXPIPE (``mode``: an AccToVecMode name, default
-        the destination tile's own sub-block; ``pre_quant`` / ``pre_relu`` as FIXPIPE's)."""
+    def TMOV(self, dst: Tile, src: Tile, tmp: Tile | None = None, *, grp_axis: int = 1,
+             mode: str | None = None, pre_quant: tuple | None = None,
+             pre_relu: tuple | None = None, cpu_sim_compat: bool = False) -> None:
+        """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec (ND copies; a5: ND -> NZ /
+        ZN relayouts), Vec -> Mat (a5), Acc -> Mat and Acc -> Vec (a5) through FIXPIPE
+        (``mode``: an AccToVecMode name, default the destination tile's own sub-block;
+        ``pre_quant`` / ``pre_relu`` as FIXPIPE's). With ``tmp`` (a5): the MX exponent
+        repack of a Vec ND tile into a Vec ZZ tile, ND-grouped (``grp_axis=1``) or
+        DN-grouped (``grp_axis=0``) exponents; ``tmp`` is ND -> ZZ's index scratch.
+        ``cpu_sim_compat=True`` runs pto-isa's CPU simulator instead, for Vec -> Vec only:
+        the valid region element by element through both layouts, any pair."""
+        if cpu_sim_compat:
+            if tmp is not None or (src.tile_type, dst.tile_type) != ("Vec", "Vec"):
+                raise PtoValueError("cpu_sim_compat applies to the 2-operand Vec -> Vec TMOV",
+                                    op="TMOV")
+            tmov_vec.cpu_sim_copy(self, dst, src)
+            return
+        if tmp is not None:
+            if (mode, pre_quant, pre_relu) != (None, None, None):
+                raise PtoValueError("the 3-operand (tmp) TMOV takes no mode, pre_quant or "
+                                    "pre_relu", op="TMOV")
+            with _lowered("TMOV"):
+                tmov_vec.to_zz(self, dst, src, tmp, grp_axis)
+            return
+        if grp_axis != 1:
+            raise PtoValueError("grp_axis selects the 3-operand ZZ form: pass a tmp tile",
+                                op="TMOV")
         self._replayed(("TMOV", id(dst), id(src), mode, pre_quant, pre_relu), (dst, src),
                        lambda: self._tmov(dst, src, mode, pre_quant, pre_relu))
 
@@ -505,7 +533,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             elif pair == ("Vec", "Vec") and src.name == dst.name:
                 self._tmov_vec(dst, src)
             elif pair == ("Vec", "Vec"):
-                self._relayout(op, dst, src)
+                tmov_vec.relayout(self, dst, src)
             elif pair == ("Vec", "Mat"):
                 self._tmov_vec_mat(dst, src)
             elif src.tile_type == "Acc" and dst.tile_type in ("Mat", "Vec"):
@@ -530,18 +558,6 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         else:
             self.mte_ub_ub(src.ptr, dst.ptr, units,
                            nburst=(vr, src.cols * es // 32 - units, dst.cols * es // 32 - units))
-
-    def _relayout(self, op: str, dst: Tile, src: Tile) -> None:
-        """Vec ND -> NZ / ZN (a5): the vector unit rewrites the valid region in the new
-        layout (no DMA is involved)."""
-        if (src.name, dst.name) not in self.target.tmov_vec_layouts:
-            raise NotImplementedOpError(f"TMOV Vec {src.name} -> Vec {dst.name} on "
-                                        f"{self.target.name} (a5 ND -> NZ / ZN is implemented)",
-                                        op=op)
-        if src.dtype.np != dst.dtype.np or src.valid != dst.valid:
-            raise VerifyError("a Vec relayout keeps the element type and the valid shape", op=op)
-        vr, vc = src.valid
-        self._store_matrix(dst, slice(0, vr), slice(0, vc), self._matrix(src, "R")[:vr, :vc])
 
     def _tmov_vec_mat(self, dst: Tile, src: Tile) -> None:
         """Vec -> Mat (a5) through mte_ub_l1: an ND tile as one contiguous burst, an NZ tile

@@ -337,7 +337,7 @@ def pto_subview(src: Tile, row: int, col: int, sizes: tuple[int, int],
         raise VerifyError(f"the subview starts {offset * src.dtype.size} B into its source: a "
                           f"tile address must be 32-byte aligned", op=op, operand="offsets")
     return Tile(src.tile_type, src.dtype, src.rows, src.cols, src.blayout, src.slayout,
-                src.fractal, (vr, vc), src.pad, src.ptr + offset)
+                src.fractal, (vr, vc), src.pad, src.ptr + offset, src.compact)
 
 
 # --- TGET_SCALE_ADDR: a scale tile bound where the cube reads a data tile's scales -----------

@@ -28,6 +28,7 @@ E8M0 = "f8E8M0FNU"      # the element type of MX scale (fractal 32) tiles
 BLAYOUTS = ("RowMajor", "ColMajor")
 SLAYOUTS = ("NoneBox", "RowMajor", "ColMajor")
 PAD_NAMES = ("Null", "Zero", "Max", "Min")
+COMPACT_MODES = ("Null", "Normal", "RowPlusOne")
 
 
 def legal_layouts(tile_type: str, target: Target) -> frozenset[tuple[str, int]]:
@@ -65,6 +66,7 @@ class Tile:
     valid: tuple[int, int]
     pad: str | float | int
     ptr: Ptr
+    compact: str = "Normal"     # pto-isa CompactMode; only TMOV Vec ND -> NZ reads it
 
     @property
     def name(self) -> str:
@@ -111,7 +113,8 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
         raise VerifyError(f"a {tile_type} tile cannot be {name} with {fractal} B fractals on "
                           f"{target.name}; legal: {legal}", op=op)
     if fractal == 32:     # MX scales: 16 x 2 (ZZ) / 2 x 16 (NN) byte boxes
-        if dt.name != E8M0:
+        # a Vec ZZ-32 tile is TMOV ND -> ZZ's destination, which a5 types u8 / hif8 too
+        if dt.name != E8M0 and not (tile_type == "Vec" and dt.name in ("ui8", "hif8")):
             raise VerifyError(f"fractal-32 (MX scale) tiles hold {E8M0} (e8m0), got {dt.name}",
                               op=op)
         if rows == 1 and slayout != "RowMajor":
