@@ -99,6 +99,10 @@ class Target:
     # past the valid columns come from the bytes there (else: zeroing predicate, 0 bits).
     tile_vector_dtypes: dict[str, frozenset[str]] = field(default_factory=dict)
     tcmp_whole_repeats: bool = False
+    # TMOV Vec -> Vec (ND) stores exactly the common valid region with vector stores (A5
+    # TMovVecToVec); else copy_ubuf_to_ubuf in 32 B blocks, whole rows when the widths
+    # allow (A2A3 TMovToVecImpl)
+    tmov_vec_exact: bool = False
     # TTRANS needs both tiles' rows to be whole 32-byte blocks (A5 TTrans.hpp)
     ttrans_row_blocks: bool = False
     # TTRANS conv-tile forms ("SRC->DST" layout pairs) the target's TTrans.hpp has code for
@@ -293,6 +297,7 @@ A5 = Target(
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),
     tload_b64_pads=frozenset({"Null", "Zero"}),
     fillpad_from_valid_col=True,
+    tmov_vec_exact=True,
     max_blocks=36,
     tile_layouts={**_TILE_LAYOUTS_COMMON,
                   "Vec": _VEC_LAYOUTS | {("ZN", 512), ("NZ", 1024), ("ZZ", 32)},

@@ -543,21 +543,29 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                                             f"yet", op=op)
 
     def _tmov_vec(self, dst: Tile, src: Tile) -> None:
-        """Vec -> Vec (ND): one 32 B-unit burst per valid row through mte_ub_ub, or a single
-        burst when the valid rows are whole tile rows of the same width."""
+        """Vec -> Vec (ND) over the valid region both tiles share. a5 stores exactly those
+        elements (vector loads and predicated stores); a2a3 copies 32 B blocks with
+        copy_ubuf_to_ubuf: one burst of whole rows when the tiles are equally wide (or dst
+        is one row) and dst's valid columns are its columns, else each row's blocks."""
         if src.name != "ND" or dst.name != "ND" or src.dtype.np != dst.dtype.np:
             raise NotImplementedOpError("TMOV Vec -> Vec is implemented for ND tiles of one "
                                         "element type", op="TMOV")
         if dst.ptr.sub != src.ptr.sub:
             raise VerifyError("Vec -> Vec stays in one vector core's UB", op="TMOV")
-        vr, vc = src.valid
+        vr, vc = min(src.valid[0], dst.valid[0]), min(src.valid[1], dst.valid[1])
+        if vr == 0 or vc == 0:
+            return
+        if self.target.tmov_vec_exact:      # ND layouts: both matrices are views
+            self._matrix(dst, "W")[:vr, :vc] = self._matrix(src, "R")[:vr, :vc]
+            return
         es = src.dtype.size
+        if (src.cols == dst.cols or dst.rows == 1) and dst.cols in (dst.valid[1], vc):
+            self.mte_ub_ub(src.ptr, dst.ptr, -(-dst.cols * vr * es // 32), nburst=(1, 0, 0))
+            return
         units = -(-vc * es // 32)
-        if src.cols == dst.cols and vc == src.cols:
-            self.mte_ub_ub(src.ptr, dst.ptr, units * vr, nburst=(1, 0, 0))
-        else:
-            self.mte_ub_ub(src.ptr, dst.ptr, units,
-                           nburst=(vr, src.cols * es // 32 - units, dst.cols * es // 32 - units))
+        self.mte_ub_ub(src.ptr, dst.ptr, units,
+                       nburst=(vr, -(-src.cols * es // 32) - units,
+                               -(-dst.cols * es // 32) - units))
 
     def _tmov_vec_mat(self, dst: Tile, src: Tile) -> None:
         """Vec -> Mat (a5) through mte_ub_l1: an ND tile as one contiguous burst, an NZ tile
