@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i64
 from xdsl.ir import Attribute, OpResult, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -68,10 +68,12 @@ from .syntax import (
     resolve_untyped,
 )
 from .tile_types import (
+    PADS,
     AccToVecModeAttr,
     AtomicTypeAttr,
     GatherOOBAttr,
     LayoutAttr,
+    PadModeAttr,
     PartitionTensorViewType,
     ReluPreModeAttr,
     ScatterAtomicOpAttr,
@@ -496,6 +498,12 @@ class TileOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> TileOp:
+        values, attrs = cls._parse_core(parser)
+        return cls.build(operands=values, attributes=attrs)
+
+    @classmethod
+    def _parse_core(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        """``ins(...) outs(...) [{attrs}]``: the SLOTS operands and the attributes."""
         name = cls.name
         ops = Operands(parser, name)
         ins, out = cls.SLOTS[:-1], cls.SLOTS[-1]
@@ -517,7 +525,7 @@ class TileOp(IRDLOperation):
         for (label, _), (t, type_pos) in zip(cls.SLOTS, types):
             if (why := cls._role_problem(label, t)) is not None:
                 parser.raise_error(f"{name}: {label} {why}", type_pos)
-        return cls.build(operands=values, attributes=attrs)
+        return values, attrs
 
     @classmethod
     def _parse_attrs(cls, parser: Parser) -> dict[str, Attribute]:
@@ -578,23 +586,133 @@ def _close(parser: Parser, name: str, clause: str) -> None:
     parser.parse_punctuation(")", f" to close {clause}(...)")
 
 
+# PTOAS's optional pad clauses of pto.tload, in its assembly order: (keyword, operand or
+# attribute, the operand's kind). Its lowering drops them all (`TLoadOp.dropped`).
+# (PTOAS types pad_value, right_padding_num and init_condition AnyType, left_padding_num
+# Index)
+_TLOAD_CLAUSES = (("pad_mode", None), ("pad_value", "number"), ("left_padding_num", "int"),
+                  ("init_out_buffer", None), ("right_padding_num", "any"),
+                  ("init_condition", "any"))
+
+
 @irdl_op_definition
 class TLoadOp(TileOp):
-    """GM view -> tile."""
+    """GM view -> tile. PTOAS's pad clauses (``pad_mode = #pto.padmode<PadValue>
+    pad_value = %v : f32 left_padding_num = %n : index init_out_buffer = true
+    right_padding_num = %r : index init_condition = %c : i1``) parse and change nothing:
+    PTOAS rebuilds the op from src and dst (PTOViewToMemref) and emits ``TLOAD(dst, src)``,
+    or runs its TileLang template, both padding with the dst tile's ``pad``; a run warns
+    that they were dropped. docs/semantics.md, ".pto tload pad clauses"."""
 
     name = "pto.tload"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "view"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"dst": ("vec", "mat")}
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {"pad_mode": PadModeAttr,
+                                                   "init_out_buffer": IntegerAttr}
 
     src = operand_def()
     dst = operand_def()
+    pad_value = opt_operand_def()
+    left_padding_num = opt_operand_def()
+    right_padding_num = opt_operand_def()
+    init_condition = opt_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TLoadOp:
+        values, attrs = cls._parse_core(parser)
+        extra: dict[str, SSAValue] = {}
+        for key, kind in _TLOAD_CLAUSES:
+            pos = parser.pos
+            if parser.parse_optional_keyword(key) is None:
+                continue
+            if key in attrs:
+                parser.raise_error(f"{cls.name}: {key} is given twice", pos)
+            parser.parse_punctuation("=", f" after {key}")
+            if kind is None:
+                at = parser.pos
+                value = parser.parse_attribute()
+                if key == "init_out_buffer" and not (isinstance(value, IntegerAttr)
+                                                     and value.type == i1):
+                    parser.raise_error(f"{cls.name}: {key} must be true or false, got "
+                                       f"{value}", at)
+                if key == "pad_mode" and not isinstance(value, PadModeAttr):
+                    parser.raise_error(f"{cls.name}: {key} must be #pto.padmode<PadNull|"
+                                       f"PadFirstElem|PadValue>, got {value}", at)
+                attrs[key] = value
+                continue
+            ops = Operands(parser, cls.name)
+            ops.add(key, kind)
+            parser.parse_punctuation(":", f" before the type of {key}")
+            extra[key] = ops.resolve([parse_type_at(parser)])[0]
+        if "init_out_buffer" in attrs and not (isinstance(attrs["init_out_buffer"], IntegerAttr)
+                                               and attrs["init_out_buffer"].type == i1):
+            parser.raise_error(f"{cls.name}: init_out_buffer must be true or false, got "
+                               f"{attrs['init_out_buffer']}")
+        groups: list[list[SSAValue]] = [[v] for v in values]
+        groups += [[extra[k]] if k in extra else [] for k, kind in _TLOAD_CLAUSES if kind]
+        return cls.build(operands=groups, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        printer.print_operand(self.src)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(") outs(")
+        printer.print_operand(self.dst)
+        printer.print_string(" : ")
+        printer.print_attribute(self.dst.type)
+        printer.print_string(")")
+        for key, kind in _TLOAD_CLAUSES:
+            value = self.attributes.get(key) if kind is None else getattr(self, key)
+            if value is None:
+                continue
+            printer.print_string(f" {key} = ")
+            if isinstance(value, IntegerAttr):          # init_out_buffer
+                printer.print_string("true" if value.value.data else "false")
+            elif isinstance(value, Attribute):
+                printer.print_attribute(value)
+            else:
+                printer.print_operand(value)
+                printer.print_string(" : ")
+                printer.print_attribute(value.type)
+
+    def verify_(self) -> None:
+        for (label, kind), value in zip(self.SLOTS, (self.src, self.dst)):
+            why = kind_error(kind, value.type) or self._role_problem(label, value.type)
+            if why is not None:
+                raise VerifyException(f"{self.name}: {label} {why}")
+        for key, clause_kind in _TLOAD_CLAUSES:
+            operand = getattr(self, key) if clause_kind else None
+            if operand is not None and clause_kind is not None:
+                problem = kind_error(clause_kind, operand.type)
+                if problem is not None:
+                    raise VerifyException(f"{self.name}: {key} {problem}")
+
+    def dropped(self) -> str | None:
+        """The pad clauses PTOAS's lowering drops, as the run's warning (None: none that
+        ask for anything; ``pad_mode = PadNull`` and ``init_out_buffer = false`` alone
+        are what runs anyway)."""
+        names = []
+        mode = self.attributes.get("pad_mode")
+        if isinstance(mode, PadModeAttr) and mode.value.data != "PadNull":
+            names.append(f"pad_mode = {mode.value.data}")
+        init = self.attributes.get("init_out_buffer")
+        if isinstance(init, IntegerAttr) and init.value.data:
+            names.append("init_out_buffer = true")
+        names += [key for key, kind in _TLOAD_CLAUSES if kind and getattr(self, key) is not None]
+        if not names:
+            return None
+        pad = PADS[self.dst.type.pad.data] if isinstance(self.dst.type, TileBufType) \
+            else "Null"
+        return (f"{self.name}: {', '.join(names)} ignored, as PTOAS's lowering drops them "
+                f"(it emits TLOAD(dst, src)); dst's own pad ({pad}) fills its padding")
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
         # PTOAS lowers a .pto tload through its TileLang template, whose ND burst length is
         # the view's columns (lib/TileOps/tload_template.py); pto-isa's C++ uses valid cols
-        args, kw = super().tile_call()
-        return args, {**kw, "extent": "view"}
+        return [self.dst, self.src], {"extent": "view"}
 
 
 @irdl_op_definition

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
-from ..errors import DeadlockError, PtoError, VerifyError
+from ..errors import DeadlockError, PtoError, VerifyError, warn
 from ..events import BEGIN, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..isa.table import GENERATED
@@ -253,6 +253,7 @@ class Executor:
         # change during a run, and decoding it was half the cost of a small DMA op.
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
+        self._notes: dict[Operation, str | None] = {}    # a tile op's run warning
         # the byte address each pto.alloc_tile without addr got when it first ran
         self.tile_addrs: dict[Operation, int] = {}
         self._memref_views: dict[Operation, list[tuple[int, list[int], list[int]]]] = {}
@@ -488,6 +489,12 @@ class Executor:
                 pairs.append((acc_in, state.env[acc_in]))
             self._overlap.op(op, pairs)
         before: Callable[[], None] | None = None
+        note = self._notes.get(op, "")
+        if note == "":                  # text clauses the op runs without (once per op)
+            dropped = getattr(op, "dropped", None)
+            note = self._notes[op] = dropped() if dropped is not None else None
+        if note is not None:
+            before = functools.partial(warn, note)
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
 
