@@ -115,7 +115,8 @@ def test_clauses_print_back():
     (" left_padding_num = %pv : f32", r"pto.tload: left_padding_num must be an integer scalar"),
     (" pad_value = %pv : f16", r"pto.tload: pad_value is typed f16 in the type list but %pv "
                                r"has type f32"),
-    (" {layoutx = 1}", r"pto.tload: unsupported attribute 'layoutx'"),
+    (" {layoutx = 1}", r"pto.tload: unsupported attribute 'layoutx' \(known: pad_mode = "
+                       r"#pto.padmode<...>, init_out_buffer = true\|false\)"),
 ])
 def test_malformed_clauses(clauses, msg):
     with pytest.raises(PtoSyntaxError, match=msg):

@@ -66,6 +66,10 @@ class Target:
     tload_b64_pads: frozenset[str] = frozenset({"Null", "Zero", "Max", "Min"})  # 64-bit tiles
     fillpad_from_valid_col: bool = False   # Vec TFILLPAD pads from src's valid column (else
                                            # from its 32 B block end when the pads agree)
+    # Vec TFILLPAD counts the bottom pad rows as an unsigned dst valid rows - src valid
+    # rows (a5), so a dst with fewer valid rows wraps it into a fill far past the tile; else
+    # (a2a3) a negative count fills no row
+    fillpad_rows_unsigned: bool = False
     max_blocks: int = 24            # AI cores (one AIC + two AIV each) of the largest part
     # How TMATMUL keeps a one-row Left tile off mad's GEMV path: "disable_gemv" (the a5
     # library sets the clause) or "m16" (the a2a3 library issues m = 16 instead).
@@ -277,6 +281,7 @@ A5 = Target(
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),
     tload_b64_pads=frozenset({"Null", "Zero"}),
     fillpad_from_valid_col=True,
+    fillpad_rows_unsigned=True,
     max_blocks=36,
     tile_layouts={**_TILE_LAYOUTS_COMMON,
                   "Vec": _VEC_LAYOUTS | {("ZN", 512), ("NZ", 1024)},

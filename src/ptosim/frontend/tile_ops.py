@@ -56,6 +56,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ..dtypes import DTYPES
 from ..isa import OpSpec
 from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
 from .syntax import (
@@ -538,7 +539,8 @@ class TileOp(IRDLOperation):
         for key, value in attrs.items():
             want = cls.ATTRS.get(key)
             if want is None or not isinstance(value, want):
-                known = ", ".join(f"{k} = #{a.name}<...>" for k, a in cls.ATTRS.items())
+                known = ", ".join(f"{k} = true|false" if a is IntegerAttr else
+                                  f"{k} = #{a.name}<...>" for k, a in cls.ATTRS.items())
                 parser.raise_error(f"{cls.name}: unsupported attribute '{key}' (known: "
                                    f"{known})", pos)
         return attrs
@@ -1083,6 +1085,36 @@ class TInsertFpOp(_WindowFp):
     name = "pto.tinsert_fp"
 
 
+def fillpad_type_problem(name: str, mode: str, src: Attribute, dst: Attribute) -> str | None:
+    """PTOAS's static rules of tfillpad / tfillpad_expand / tfillpad_inplace on the tile
+    types (PTO.cpp ``verifyTFillPadLike``), checked where the text is read: one element
+    size of 1, 2 or 4 bytes, a dst pad other than null, the same static shape (expand: dst
+    at least src's in both dims), and for a Mat tfillpad one tile type (pto-isa has only the
+    homogeneous Mat overload)."""
+    if not (isinstance(src, TileBufType) and isinstance(dst, TileBufType)):
+        return None
+    sizes = [DTYPES[n].size if (n := element_name(t.element)) in DTYPES else 0
+             for t in (src, dst)]
+    if sizes[0] != sizes[1]:
+        return (f"src and dst element sizes differ ({src.element}: {sizes[0]} B, "
+                f"{dst.element}: {sizes[1]} B)")
+    if sizes[0] not in (1, 2, 4):
+        return f"the element size must be 1, 2 or 4 bytes, got {sizes[0]} ({src.element})"
+    if mode == "plain" and src.loc.data == dst.loc.data == "mat" and src != dst:
+        return ("a mat tfillpad needs src and dst of one tile type (valid shape and pad "
+                "included): pto-isa's Mat TFILLPAD has only the one-type overload")
+    if dst.pad.data == 0:
+        return f"dst's pad must not be null (pad=0): it is the fill value of {name}"
+    shapes = (src.rows.data, src.cols.data), (dst.rows.data, dst.cols.data)
+    if mode != "expand" and shapes[0] != shapes[1]:
+        return (f"src ({shapes[0][0]}x{shapes[0][1]}) and dst ({shapes[1][0]}x"
+                f"{shapes[1][1]}) must have one static shape (tfillpad_expand may grow it)")
+    if mode == "expand" and (shapes[1][0] < shapes[0][0] or shapes[1][1] < shapes[0][1]):
+        return (f"dst's static shape {shapes[1][0]}x{shapes[1][1]} must be at least src's "
+                f"{shapes[0][0]}x{shapes[0][1]} in both dims")
+    return None
+
+
 class _FillPad(TileOp):
     """Copy src's valid region into dst and fill the rest with dst's pad value."""
 
@@ -1092,6 +1124,12 @@ class _FillPad(TileOp):
 
     src = operand_def()
     dst = operand_def()
+
+    def verify_(self) -> None:
+        super().verify_()
+        problem = fillpad_type_problem(self.name, self.FILL_MODE, self.src.type, self.dst.type)
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem}")
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
         """Operands as for any tile op, plus the fill mode as the ``mode`` keyword and

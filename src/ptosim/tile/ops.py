@@ -719,6 +719,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if fill is None:
             raise VerifyError("the destination's pad value must not be Null", op=op)
         dvr, dvc = dst.valid
+        if dvr < svr and self.target.fillpad_rows_unsigned:
+            raise VerifyError(f"dst has {dvr} valid rows, fewer than src's {svr}: "
+                              f"{self.target.name} counts the bottom pad rows as the unsigned "
+                              f"difference, which wraps into a fill far past the tile", op=op,
+                              operand="dst")
         if ptoas and dst.dtype.name == "f32" and dst.pad == "Zero" and \
                 (svc < dvc or svr < dvr):     # the template's stand-in for Custom(-1.0f)
             fill = np.array([-1.0], np.float32)
