@@ -137,6 +137,9 @@ class Target:
     # on chip (Mat / Vec); pto-isa GetVectorPreQuantModeGm / GetVectorPreQuantMode
     vector_quant_gm: dict[tuple[str, str], str] = field(default_factory=dict)
     vector_quant_chip: dict[tuple[str, str], str] = field(default_factory=dict)
+    # the preQuantScalar overloads' (TSTORE / TMOV(dst, src, preQuantScalar)) scalar modes
+    scalar_quant_gm: dict[tuple[str, str], str] = field(default_factory=dict)
+    scalar_quant_chip: dict[tuple[str, str], str] = field(default_factory=dict)
     # TADDDEQRELU staged in place: tmp, src0 and src1 are overwritten (A2A3 TAddDeqRelu.hpp)
     adddeqrelu_in_place: bool = False
     # manual tile ops this target's NPU code does not implement (pto-isa has them in its CPU
@@ -194,6 +197,20 @@ _VQ_A5_CHIP = {("f32", "i8"): "qf322b8_pre_vec", ("f32", "ui8"): "qf322b8_pre_ve
                ("i32", "i8"): "req8_vec", ("i32", "ui8"): "req8_vec",
                ("i32", "f16"): "deqf16_vec", ("i32", "bf16"): "qs322bf16_pre_vec"}
 _VQ_A5_GM = {**_VQ_A5_CHIP, ("f32", "f32"): "qf322f32_pre_vec"}
+# the preQuantScalar overloads' scalar modes (pto-isa GetScalarPreQuantMode / ...Gm): a2a3
+# one table (i32 -> i16 is SHIFTS322S16, which FIXPIPE does not implement); a5's on-chip
+# table names the *vector* fp8 mode for f32 -> f8E4M3FN (VQF322FP8_PRE), kept as written
+_SQ_A2A3 = {("f32", "i8"): "qf322b8_pre_scalar", ("f32", "ui8"): "qf322b8_pre_scalar",
+            ("f32", "f16"): "qf322f16_pre_scalar", ("f32", "bf16"): "qf322bf16_pre_scalar",
+            ("i32", "i8"): "req8_scalar", ("i32", "ui8"): "req8_scalar",
+            ("i32", "f16"): "deqf16_scalar", ("i32", "i16"): "shifts322s16_scalar"}
+_SQ_A5_CHIP = {("f32", "i8"): "qf322b8_pre_scalar", ("f32", "ui8"): "qf322b8_pre_scalar",
+               ("f32", "hif8"): "qf322hif8_pre_scalar", ("f32", "f16"): "qf322f16_pre_scalar",
+               ("f32", "bf16"): "qf322bf16_pre_scalar", ("f32", "f8E4M3FN"): "qf322fp8_pre_vec",
+               ("i32", "i8"): "req8_scalar", ("i32", "ui8"): "req8_scalar",
+               ("i32", "f16"): "deqf16_scalar", ("i32", "bf16"): "qs322bf16_pre_scalar"}
+_SQ_A5_GM = {**_SQ_A5_CHIP, ("f32", "f8E4M3FN"): "qf322fp8_pre_scalar",
+             ("f32", "f32"): "qf322f32_pre_scalar"}
 
 _A2A3_VECTOR_DTYPES: dict[str, frozenset[str]] = {
     **{op: _A2_BASIC for op in ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs",
@@ -243,6 +260,8 @@ A2A3 = Target(
     adddeqrelu_in_place=True,
     vector_quant_gm=_VQ_A2A3,
     vector_quant_chip=_VQ_A2A3,
+    scalar_quant_gm=_SQ_A2A3,
+    scalar_quant_chip=_SQ_A2A3,
     tpow_ln_exp=True,
     vec_block_copies=True,
     npu_missing_tile_ops=_CPU_SIM_ONLY,
@@ -266,6 +285,8 @@ A5 = Target(
     prefetch_packed_rows=True,
     vector_quant_gm=_VQ_A5_GM,
     vector_quant_chip=_VQ_A5_CHIP,
+    scalar_quant_gm=_SQ_A5_GM,
+    scalar_quant_chip=_SQ_A5_CHIP,
     addreluconv_composed=True,
     tpow_high_precision_types=frozenset({"f16", "f32", "bf16"}),
     ttrans_row_blocks=True,

@@ -81,6 +81,7 @@ from .tile_types import (
     ScatterOOBAttr,
     TensorViewType,
     TileBufType,
+    is_tile_type,
     tile_space,
 )
 
@@ -717,9 +718,114 @@ class TLoadOp(TileOp):
         return [self.dst, self.src], {"extent": "view"}
 
 
+class _AccQuantOp(TileOp):
+    """``ins(%src : T [, %fp : F] [, %pre : i64])``: PTOAS's optional quant operands of
+    pto.tstore (the scalar) and pto.tmov (fp or the scalar), each operand with its type.
+    ``%pre`` is the 64-bit QUANT_PRE word of pto-isa's preQuantScalar overloads (Python:
+    the ``pre_quant_scalar`` keyword); a tmov's ``%fp`` (a loc=scaling tile) makes it
+    TMOV_FP, as PTOAS lowers it."""
+
+    EXTRAS: ClassVar[tuple[str, ...]] = ("pre_quant_scalar",)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _AccQuantOp:
+        name = cls.name
+        ops = Operands(parser, name)
+        keyword(parser, "ins", name)
+        parser.parse_punctuation("(", " after ins")
+        (src_label, src_kind), (dst_label, dst_kind) = cls.SLOTS
+        ops.add(src_label, src_kind)
+        parser.parse_punctuation(":", f" before the ins(...) types of {name} (1 operand)")
+        types = [parse_type_at(parser)]
+        seen: list[str] = []
+        while parser.parse_optional_punctuation(",") is not None:
+            pos = parser.pos
+            operand = parser.parse_optional_unresolved_operand()
+            if operand is None:
+                parser.raise_error(f"{name}: expected an SSA operand after ',' in ins(...)")
+            parser.parse_punctuation(":", f" before the type of {name}'s ins operand")
+            t, t_pos = parse_type_at(parser)
+            label = "fp" if is_tile_type(t) else "pre_quant_scalar"
+            if label not in cls.EXTRAS:
+                parser.raise_error(f"{name}: ins(...) takes {src_label}"
+                                   + "".join(f", {e}" for e in cls.EXTRAS)
+                                   + f", got a tile after {src_label} (PTOAS spells this "
+                                   f"pto.tstore_fp)", pos)
+            if label in seen or (label == "fp" and seen):
+                parser.raise_error(f"{name}: ins(...) takes at most one fp then one "
+                                   f"pre-quant scalar, in that order", pos)
+            if seen and label == "pre_quant_scalar" and "fp" in seen:
+                parser.raise_error(f"{name}: fp and the pre-quant scalar exclude each other "
+                                   f"(PTOAS's verifier)", pos)
+            seen.append(label)
+            ops.items.append((label, operand, "tile" if label == "fp" else "i64"))
+            types.append((t, t_pos))
+        _close(parser, name, "ins")
+        keyword(parser, "outs", name, "after ins(...)")
+        parser.parse_punctuation("(", " after outs")
+        ops.add(dst_label, dst_kind)
+        parser.parse_punctuation(":", f" before the outs(...) type of {name}")
+        types += parse_types(parser, 1, name)
+        _close(parser, name, "outs")
+        attrs = cls._parse_attrs(parser)
+        values = ops.resolve(types)
+        by = {label: v for (label, _, _), v in zip(ops.items, values)}
+        for label, (t, t_pos) in zip([item[0] for item in ops.items], types):
+            if label in (src_label, dst_label) and (why := cls._role_problem(label, t)):
+                parser.raise_error(f"{name}: {label} {why}", t_pos)
+            if label == "fp" and isinstance(t, TileBufType) and t.loc.data != "scaling":
+                parser.raise_error(f"{name}: fp must be a loc=scaling tile, got "
+                                   f"loc={t.loc.data}", t_pos)
+        src_t = by[src_label].type
+        if seen and not (isinstance(src_t, TileBufType) and src_t.loc.data == "acc"):
+            parser.raise_error(f"{name}: the {'/'.join(seen)} form needs a loc=acc {src_label} "
+                               f"(PTOAS's verifier)")
+        groups = [[by[src_label]], [by[dst_label]]] + [[by[e]] if e in by else []
+                                                        for e in cls.EXTRAS]
+        return cls.build(operands=groups, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        for i, value in enumerate([self.operands[0], *self._extras()]):
+            printer.print_string(", " if i else "")
+            printer.print_operand(value)
+            printer.print_string(" : ")
+            printer.print_attribute(value.type)
+        printer.print_string(") outs(")
+        out = self.operands[1]
+        printer.print_operand(out)
+        printer.print_string(" : ")
+        printer.print_attribute(out.type)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    def _extras(self) -> list[SSAValue]:
+        return [v for e in self.EXTRAS if (v := getattr(self, e)) is not None]
+
+    def verify_(self) -> None:
+        for (label, kind), value in zip(self.SLOTS, self.operands[:2]):
+            why = kind_error(kind, value.type) or self._role_problem(label, value.type)
+            if why is not None:
+                raise VerifyException(f"{self.name}: {label} {why}")
+        pre = getattr(self, "pre_quant_scalar", None)
+        if pre is not None and pre.type != i64:
+            raise VerifyException(f"{self.name}: the pre-quant scalar must be an i64, got "
+                                  f"{pre.type}")
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        args, kw = super().tile_call()
+        pre = getattr(self, "pre_quant_scalar", None)
+        if pre is not None:
+            kw["pre_quant_scalar"] = pre             # resolved when the op runs
+        fp = getattr(self, "fp", None)
+        return ([*args, fp] if fp is not None else args), kw
+
+
 @irdl_op_definition
-class TStoreOp(TileOp):
-    """Tile -> GM view."""
+class TStoreOp(_AccQuantOp):
+    """Tile -> GM view (``ins(%acc : T, %pre : i64)``: TSTORE with the scalar pre-quant)."""
 
     name = "pto.tstore"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "view"))
@@ -730,20 +836,29 @@ class TStoreOp(TileOp):
 
     src = operand_def()
     dst = operand_def()
+    pre_quant_scalar = opt_operand_def()
 
 
 @irdl_op_definition
-class TMovOp(TileOp):
-    """Tile -> tile of another role or layout."""
+class TMovOp(_AccQuantOp):
+    """Tile -> tile of another role or layout (``ins(%acc : T, %fp : F)``: TMOV_FP;
+    ``ins(%acc : T, %pre : i64)``: TMOV with the scalar pre-quant)."""
 
     name = "pto.tmov"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {"accToVecMode": AccToVecModeAttr,
                                                    "reluPreMode": ReluPreModeAttr}
+    EXTRAS: ClassVar[tuple[str, ...]] = ("fp", "pre_quant_scalar")
 
     src = operand_def()
     dst = operand_def()
+    fp = opt_operand_def()
+    pre_quant_scalar = opt_operand_def()
+
+    def tile_method(self) -> str | None:
+        """TMOV_FP with an fp operand (PTOAS's lowering), else the SPEC's TMOV."""
+        return "TMOV_FP" if self.fp is not None else None
 
 
 @irdl_op_definition

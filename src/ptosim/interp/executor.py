@@ -253,7 +253,7 @@ class Executor:
         # change during a run, and decoding it was half the cost of a small DMA op.
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
-        self._notes: dict[Operation, str | None] = {}    # a tile op's run warning
+        self._extras: dict[Operation, tuple[str | None, str | None, bool]] = {}
         # the byte address each pto.alloc_tile without addr got when it first ran
         self.tile_addrs: dict[Operation, int] = {}
         self._memref_views: dict[Operation, list[tuple[int, list[int], list[int]]]] = {}
@@ -489,19 +489,33 @@ class Executor:
                 pairs.append((acc_in, state.env[acc_in]))
             self._overlap.op(op, pairs)
         before: Callable[[], None] | None = None
-        note = self._notes.get(op, "")
-        if note == "":                  # text clauses the op runs without (once per op)
-            dropped = getattr(op, "dropped", None)
-            note = self._notes[op] = dropped() if dropped is not None else None
-        if note is not None:
+        extra = self._extras.get(op)
+        if extra is None:
+            extra = self._extras[op] = _tile_extras(op, kw)
+        note, method, kw_ssa = extra
+        if note is not None:            # text clauses the op runs without
             before = functools.partial(warn, note)
+        if kw_ssa:                      # a keyword that is an SSA value (a scalar operand)
+            kw = _resolve(state.env, kw)
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
 
             def copy() -> None:                         # as part of the op (hazards see R, W)
                 self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
             before = copy
-        return self._invoke(state, op, spec, args, kw, before)
+        return self._invoke(state, op, spec, args, kw, before,
+                            getattr(self.m, method) if method is not None else None)
+
+
+def _tile_extras(op: Operation, kw: dict[str, Any]) -> tuple[str | None, str | None, bool]:
+    """Once per tile op: the warning of text clauses it runs without (``op.dropped()``),
+    another Machine method than its SPEC's (``op.tile_method()``, e.g. a tmov with an fp
+    operand runs TMOV_FP) and whether a keyword holds an SSA value."""
+    dropped = getattr(op, "dropped", None)
+    method = getattr(op, "tile_method", None)
+    return (dropped() if dropped is not None else None,
+            method() if method is not None else None,
+            any(isinstance(v, SSAValue) for v in kw.values()))
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:

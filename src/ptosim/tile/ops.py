@@ -15,6 +15,7 @@ from ..dtypes import DType, dtype as _dtype
 from ..errors import (
     NotImplementedOpError,
     PtoError,
+    PtoTypeError,
     PtoValueError,
     SpaceError,
     TargetError,
@@ -26,6 +27,7 @@ from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
 from .acc import AccOps
+from .acc_fp import scalar_quant
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
 from .tile import SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
@@ -388,11 +390,16 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     # --- TSTORE --------------------------------------------------------------------------
     def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
                pre_relu: tuple | None = None,
-               atomic: str | tuple[str, str] | None = None) -> None:
+               atomic: str | tuple[str, str] | None = None,
+               pre_quant_scalar: int | None = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
         layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, casting
         f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
-        (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it."""
+        (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it. ``pre_quant_scalar``:
+        pto-isa's ``TSTORE(dst, src, preQuantScalar)`` (the QUANT_PRE word; see
+        `acc_fp.scalar_quant`)."""
+        if pre_quant_scalar is not None:
+            pre_quant = self._scalar_clause("TSTORE", t, g, pre_quant, pre_quant_scalar)
         self._replayed(("TSTORE", id(g), id(t), pre_quant, pre_relu, atomic), (g, t),
                        lambda: self._tstore(g, t, pre_quant, pre_relu, atomic))
 
@@ -461,12 +468,31 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     # --- TMOV ----------------------------------------------------------------------------
     def TMOV(self, dst: Tile, src: Tile, *, mode: str | None = None,
-             pre_quant: tuple | None = None, pre_relu: tuple | None = None) -> None:
+             pre_quant: tuple | None = None, pre_relu: tuple | None = None,
+             pre_quant_scalar: int | None = None) -> None:
         """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec, Vec -> Mat (a5), Acc ->
         Mat and Acc -> Vec (a5) through FIXPIPE (``mode``: an AccToVecMode name, default
-        the destination tile's own sub-block; ``pre_quant`` / ``pre_relu`` as FIXPIPE's)."""
+        the destination tile's own sub-block; ``pre_quant`` / ``pre_relu`` as FIXPIPE's;
+        ``pre_quant_scalar``: pto-isa's ``TMOV(dst, src, preQuantScalar)``)."""
+        if pre_quant_scalar is not None:
+            pre_quant = self._scalar_clause("TMOV", src, dst, pre_quant, pre_quant_scalar)
         self._replayed(("TMOV", id(dst), id(src), mode, pre_quant, pre_relu), (dst, src),
                        lambda: self._tmov(dst, src, mode, pre_quant, pre_relu))
+
+    def _scalar_clause(self, op: str, acc: Tile, dst: object, pre_quant: tuple | None,
+                       word: int) -> tuple:
+        """FIXPIPE's pre_quant clause of a preQuantScalar overload (checked first, so a
+        refusal writes nothing)."""
+        if pre_quant is not None:
+            raise PtoTypeError("takes pre_quant or pre_quant_scalar, not both", op=op,
+                               operand="pre_quant_scalar")
+        want = GlobalTensor if op == "TSTORE" else Tile
+        if not isinstance(dst, want):
+            raise PtoTypeError(f"dst must be a {want.__name__}, got {type(dst).__name__}",
+                               op=op, operand="dst")
+        if isinstance(dst, GlobalTensor):
+            return scalar_quant(self, op, acc, dst.ptr.dtype.name, True, word)
+        return scalar_quant(self, op, acc, dst.dtype.name, False, word)
 
     def _tmov(self, dst: Tile, src: Tile, mode: str | None, pre_quant: tuple | None,
               pre_relu: tuple | None) -> None:
