@@ -595,7 +595,7 @@ DIAGNOSTICS = [
     (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
      "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomic}", "{atomic}", 1,
      "pto.tstore: unsupported attribute 'atomic' (known: atomicType = "
-     "#pto.atomic_type<...>, reluPreMode = #pto.relu_pre_mode<...>)"),
+     "#pto.atomic_type<...>, reluPreMode = #pto.relu_pre_mode<...>, layout = #pto.layout<...>)"),
     (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
      "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomicType = "
      "#pto<atomic_type atomic_sub>}", "atomic_sub", 1, "expected an atomic type"),

@@ -9,6 +9,7 @@ and the run warns, located, which clauses were ignored."""
 import numpy as np
 import pytest
 
+import ptosim
 from ptosim.errors import PtoSyntaxError
 from ptosim.kernel import Kernel
 
@@ -116,8 +117,43 @@ def test_clauses_print_back():
     (" pad_value = %pv : f16", r"pto.tload: pad_value is typed f16 in the type list but %pv "
                                r"has type f32"),
     (" {layoutx = 1}", r"pto.tload: unsupported attribute 'layoutx' \(known: pad_mode = "
-                       r"#pto.padmode<...>, init_out_buffer = true\|false\)"),
+                       r"#pto.padmode<...>, init_out_buffer = true\|false, layout = "
+                       r"#pto.layout<...>\)"),
 ])
 def test_malformed_clauses(clauses, msg):
     with pytest.raises(PtoSyntaxError, match=msg):
         Kernel.from_text(_kernel("a5", "f32", 4, 16, 13, 2, clauses), "k.pto")
+
+
+# --- {layout = #pto.layout<...>} on tload / tstore: the layout of a memref operand's view ---
+def _memref_kernel(load_attr: str, store_attr: str = "") -> str:
+    mem = "memref<16x32xf32, #pto.address_space<gm>>"
+    tile = "!pto.tile_buf<vec, 16x32xf32>"
+    return f"""module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: {mem}, %y: {mem}) attributes {{pto.aicore,
+      pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+    %t = pto.alloc_tile : {tile}
+    pto.tload ins(%x : {mem}) outs(%t : {tile}){load_attr}
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%t : {tile}) outs(%y : {mem}){store_attr}
+    return
+  }}
+}}
+"""
+
+
+def test_layout_attribute_sets_a_memref_views_layout():
+    """PTOAS builds a memref operand's GlobalTensor with the op's layout attribute
+    (PTOToEmitC resolveLayoutForGlobalTensor): nd round-trips; dn makes the view DN, which
+    an ND Vec tile does not load (a5's Vec pairs are same-layout)."""
+    x = np.arange(16 * 32, dtype=np.float32).reshape(16, 32)
+    text = _memref_kernel(" {layout = #pto.layout<nd>}", " {layout = #pto.layout<nd>}")
+    res = Kernel.from_text(text, "k.pto").run({"x": x, "y": np.zeros_like(x)})
+    assert res.findings == []
+    np.testing.assert_array_equal(res.outputs["y"], x)
+    printed = str(Kernel.from_text(text, "k.pto").module)
+    assert "outs(%t : !pto.tile_buf<vec, 16x32xf32>) {layout = #pto.layout<nd>}" in printed
+    with pytest.raises(ptosim.PtoError, match="TLOAD: DN -> ND is not a Vec load on a5"):
+        Kernel.from_text(_memref_kernel(" {layout = #pto.layout<dn>}"), "k.pto").run(
+            {"x": x, "y": np.zeros_like(x)})

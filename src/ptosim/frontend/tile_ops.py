@@ -612,7 +612,8 @@ class TLoadOp(TileOp):
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"dst": ("vec", "mat")}
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {"pad_mode": PadModeAttr,
-                                                   "init_out_buffer": IntegerAttr}
+                                                   "init_out_buffer": IntegerAttr,
+                                                   "layout": LayoutAttr}
 
     src = operand_def()
     dst = operand_def()
@@ -667,6 +668,10 @@ class TLoadOp(TileOp):
         printer.print_string(" : ")
         printer.print_attribute(self.dst.type)
         printer.print_string(")")
+        clauses = {key for key, _ in _TLOAD_CLAUSES}
+        rest = {k: v for k, v in self.attributes.items() if k not in clauses}
+        if rest:
+            printer.print_op_attributes(rest)
         for key, kind in _TLOAD_CLAUSES:
             value = self.attributes.get(key) if kind is None else getattr(self, key)
             if value is None:
@@ -832,7 +837,8 @@ class TStoreOp(_AccQuantOp):
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("vec", "mat", "acc")}
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {"atomicType": AtomicTypeAttr,
-                                                   "reluPreMode": ReluPreModeAttr}
+                                                   "reluPreMode": ReluPreModeAttr,
+                                                   "layout": LayoutAttr}
 
     src = operand_def()
     dst = operand_def()

@@ -39,7 +39,7 @@ from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .overlap import TileOverlap
-from .tiles import alloc_tile, make_view, memref_operands, partition, tile_op_args
+from .tiles import Memref, alloc_tile, make_view, memref_operands, partition, tile_op_args
 
 # xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
 # same contract (equality is identity) and makes each environment lookup ~3x cheaper.
@@ -256,7 +256,7 @@ class Executor:
         self._extras: dict[Operation, tuple[str | None, str | None, bool]] = {}
         # the byte address each pto.alloc_tile without addr got when it first ran
         self.tile_addrs: dict[Operation, int] = {}
-        self._memref_views: dict[Operation, list[tuple[int, list[int], list[int]]]] = {}
+        self._memref_views: dict[Operation, list[Memref]] = {}
         self._direct: dict[Operation, Any] = {}     # _vector_op's plans
         self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
         self._waiting: dict[Operation, bool] = {}
@@ -476,7 +476,7 @@ class Executor:
         pos, kw = call
         memrefs = self._memref_views.get(op)
         if memrefs is None:
-            memrefs = self._memref_views[op] = memref_operands(pos)
+            memrefs = self._memref_views[op] = memref_operands(pos, op)
         args = tile_op_args(self.m, [_resolve(state.env, a) for a in pos], memrefs)
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
         acc_in = getattr(op, "acc_in", None)

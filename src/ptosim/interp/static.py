@@ -104,7 +104,7 @@ def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreSta
         if not _known(cube_env, op.operands):
             result.skipped += 1
             return
-        args = tile_op_args(m, _resolve(cube_env, pos), memref_operands(pos))
+        args = tile_op_args(m, _resolve(cube_env, pos), memref_operands(pos, op))
         pairs = list(zip(pos, args))
         if (acc_in := getattr(op, "acc_in", None)) is not None:
             pairs.append((acc_in, cube_env[acc_in]))
