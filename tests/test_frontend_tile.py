@@ -189,15 +189,15 @@ DYNAMIC = """module attributes {pto.target_arch = "a5"} {
       : !pto.tile_buf<vec, 8x128xf32, valid=?x?>
     %u = pto.alloc_tile valid_row = %rows
       : !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=128, v_row=?, v_col=128,
-                      blayout=row_major, slayout=none_box, fractal=512, pad=0>
+                      blayout=row_major, slayout=none_box, fractal=512, pad=1>
     %w = pto.alloc_tile valid_col = %c128
       : !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=128, v_row=8, v_col=-1,
                       blayout=row_major, slayout=none_box, fractal=512, pad=3, compact=1>
     pto.tload ins(%xp : !pto.partition_tensor_view<?x?x?x?x?xf32>)
               outs(%t : !pto.tile_buf<vec, 8x128xf32, valid=?x?>)
     pto.tfillpad_expand ins(%t : !pto.tile_buf<vec, 8x128xf32, valid=?x?>)
-                        outs(%u : !pto.tile_buf<vec, 8x128xf32, valid=?x128>)
-    pto.tmov ins(%u : !pto.tile_buf<vec, 8x128xf32, valid=?x128>)
+                        outs(%u : !pto.tile_buf<vec, 8x128xf32, valid=?x128, pad=1>)
+    pto.tmov ins(%u : !pto.tile_buf<vec, 8x128xf32, valid=?x128, pad=1>)
              outs(%w : !pto.tile_buf<vec, 8x128xf32, valid=8x?, pad=3, compact=1>)
     pto.tstore ins(%w : !pto.tile_buf<vec, 8x128xf32, valid=8x?, pad=3, compact=1>)
                outs(%yp : !pto.partition_tensor_view<?x128xf32>)
@@ -595,7 +595,7 @@ DIAGNOSTICS = [
     (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
      "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomic}", "{atomic}", 1,
      "pto.tstore: unsupported attribute 'atomic' (known: atomicType = "
-     "#pto.atomic_type<...>, reluPreMode = #pto.relu_pre_mode<...>)"),
+     "#pto.atomic_type<...>, reluPreMode = #pto.relu_pre_mode<...>, layout = #pto.layout<...>)"),
     (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
      "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomicType = "
      "#pto<atomic_type atomic_sub>}", "atomic_sub", 1, "expected an atomic type"),

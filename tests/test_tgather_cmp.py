@@ -407,7 +407,7 @@ def test_a2a3_rules():
 
 # --- .pto: PTOAS's scalar-k spelling --------------------------------------------------------
 PTOAS_CMP = """
-module {
+module attributes {pto.target_arch = "a2a3"} {
   func.func @k() attributes {pto.aicore} {
     %k = arith.constant 0.0 : f16
     %s = pto.alloc_tile : !pto.tile_buf<vec, 1x32xf16>
@@ -422,9 +422,12 @@ module {
 """
 
 
-def test_ptoas_compare_spelling_is_not_implemented():
+def test_ptoas_compare_spelling_runs():
     """PTOAS's compare form (test/lit/pto/tgather_three_forms_emitc.pto): a scalar k of src's
-    type, outs(dst, cdst); its C++ call matches no pto-isa TGATHER overload."""
-    with pytest.raises(ptosim.PtoSyntaxError, match=r"pto.tgather with ins\(tile, scalar, "
-                       r"tile\) \(PTOAS's scalar-k comparison form\) is not implemented"):
-        Kernel.from_text(PTOAS_CMP)
+    type, outs(dst, cdst); it runs as the k_value form with k in every row (more in
+    tests/test_tgather_cmp_scalar.py). The lit test is an a3 one: a5's f16 path would
+    compare a whole 64-lane load, past this 1x32 source."""
+    Kernel.from_text(PTOAS_CMP).run({})
+    with pytest.raises(VerifyError, match="row 0's compares read 64 elements from its start, "
+                                          "past src's end"):
+        Kernel.from_text(PTOAS_CMP.replace('"a2a3"', '"a5"')).run({})

@@ -66,6 +66,10 @@ class Target:
     tload_b64_pads: frozenset[str] = frozenset({"Null", "Zero", "Max", "Min"})  # 64-bit tiles
     fillpad_from_valid_col: bool = False   # Vec TFILLPAD pads from src's valid column (else
                                            # from its 32 B block end when the pads agree)
+    # Vec TFILLPAD counts the bottom pad rows as an unsigned dst valid rows - src valid
+    # rows (a5), so a dst with fewer valid rows wraps it into a fill far past the tile; else
+    # (a2a3) a negative count fills no row
+    fillpad_rows_unsigned: bool = False
     max_blocks: int = 24            # AI cores (one AIC + two AIV each) of the largest part
     # How TMATMUL keeps a one-row Left tile off mad's GEMV path: "disable_gemv" (the a5
     # library sets the clause) or "m16" (the a2a3 library issues m = 16 instead).
@@ -144,6 +148,9 @@ class Target:
     # on chip (Mat / Vec); pto-isa GetVectorPreQuantModeGm / GetVectorPreQuantMode
     vector_quant_gm: dict[tuple[str, str], str] = field(default_factory=dict)
     vector_quant_chip: dict[tuple[str, str], str] = field(default_factory=dict)
+    # the preQuantScalar overloads' (TSTORE / TMOV(dst, src, preQuantScalar)) scalar modes
+    scalar_quant_gm: dict[tuple[str, str], str] = field(default_factory=dict)
+    scalar_quant_chip: dict[tuple[str, str], str] = field(default_factory=dict)
     # TADDDEQRELU staged in place: tmp, src0 and src1 are overwritten (A2A3 TAddDeqRelu.hpp)
     adddeqrelu_in_place: bool = False
     # manual tile ops this target's NPU code does not implement (pto-isa has them in its CPU
@@ -201,6 +208,20 @@ _VQ_A5_CHIP = {("f32", "i8"): "qf322b8_pre_vec", ("f32", "ui8"): "qf322b8_pre_ve
                ("i32", "i8"): "req8_vec", ("i32", "ui8"): "req8_vec",
                ("i32", "f16"): "deqf16_vec", ("i32", "bf16"): "qs322bf16_pre_vec"}
 _VQ_A5_GM = {**_VQ_A5_CHIP, ("f32", "f32"): "qf322f32_pre_vec"}
+# the preQuantScalar overloads' scalar modes (pto-isa GetScalarPreQuantMode / ...Gm): a2a3
+# one table (i32 -> i16 is SHIFTS322S16, which FIXPIPE does not implement); a5's on-chip
+# table names the *vector* fp8 mode for f32 -> f8E4M3FN (VQF322FP8_PRE), kept as written
+_SQ_A2A3 = {("f32", "i8"): "qf322b8_pre_scalar", ("f32", "ui8"): "qf322b8_pre_scalar",
+            ("f32", "f16"): "qf322f16_pre_scalar", ("f32", "bf16"): "qf322bf16_pre_scalar",
+            ("i32", "i8"): "req8_scalar", ("i32", "ui8"): "req8_scalar",
+            ("i32", "f16"): "deqf16_scalar", ("i32", "i16"): "shifts322s16_scalar"}
+_SQ_A5_CHIP = {("f32", "i8"): "qf322b8_pre_scalar", ("f32", "ui8"): "qf322b8_pre_scalar",
+               ("f32", "hif8"): "qf322hif8_pre_scalar", ("f32", "f16"): "qf322f16_pre_scalar",
+               ("f32", "bf16"): "qf322bf16_pre_scalar", ("f32", "f8E4M3FN"): "qf322fp8_pre_vec",
+               ("i32", "i8"): "req8_scalar", ("i32", "ui8"): "req8_scalar",
+               ("i32", "f16"): "deqf16_scalar", ("i32", "bf16"): "qs322bf16_pre_scalar"}
+_SQ_A5_GM = {**_SQ_A5_CHIP, ("f32", "f8E4M3FN"): "qf322fp8_pre_scalar",
+             ("f32", "f32"): "qf322f32_pre_scalar"}
 
 _A2A3_VECTOR_DTYPES: dict[str, frozenset[str]] = {
     **{op: _A2_BASIC for op in ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs",
@@ -255,6 +276,8 @@ A2A3 = Target(
     adddeqrelu_in_place=True,
     vector_quant_gm=_VQ_A2A3,
     vector_quant_chip=_VQ_A2A3,
+    scalar_quant_gm=_SQ_A2A3,
+    scalar_quant_chip=_SQ_A2A3,
     tpow_ln_exp=True,
     vec_block_copies=True,
     ttrans_conv_forms=_CONV_FORMS_A5 | {"NC1HWC0->NCHW", "GNC1HWC0->GNCHW",
@@ -282,6 +305,8 @@ A5 = Target(
     prefetch_packed_rows=True,
     vector_quant_gm=_VQ_A5_GM,
     vector_quant_chip=_VQ_A5_CHIP,
+    scalar_quant_gm=_SQ_A5_GM,
+    scalar_quant_chip=_SQ_A5_CHIP,
     addreluconv_composed=True,
     tpow_high_precision_types=frozenset({"f16", "f32", "bf16"}),
     ttrans_row_blocks=True,
@@ -297,6 +322,7 @@ A5 = Target(
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),
     tload_b64_pads=frozenset({"Null", "Zero"}),
     fillpad_from_valid_col=True,
+    fillpad_rows_unsigned=True,
     tmov_vec_exact=True,
     max_blocks=36,
     tile_layouts={**_TILE_LAYOUTS_COMMON,

@@ -74,6 +74,7 @@ from .tile_types import (
     GatherOOBAttr,
     LayoutAttr,
     MaskPatternAttr,
+    PadModeAttr,
     PartitionTensorViewType,
     PrecisionModeAttr,
     QuantTypeAttr,
@@ -117,7 +118,7 @@ _ATTRIBUTES = (
     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
-    ScatterOOBAttr, ScatterAtomicOpAttr,
+    ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
     VRegType, MaskType, AlignType,
 )
 # What the parser loads up front: the hand-written ops and every attribute and type. The

@@ -58,7 +58,7 @@ from .syntax import (
     print_values,
     reject_extra_types,
 )
-from .tile_types import is_tile_type
+from .tile_types import TileBufType, is_tile_type
 
 
 class ScalarsOp(MicroOp):
@@ -214,12 +214,6 @@ class TileDpsOp(IRDLOperation):
         ops = Operands(parser, name)
         kinds = [_operand_kind(t) for t, _ in types]
         form = bind(cls.SPEC, kinds)
-        if form is None and tuple(kinds) in getattr(cls.SPEC.impl, "text_missing", ()):
-            # a known PTOAS spelling ptosim does not run (parse errors are the only errors
-            # text loading raises)
-            parser.raise_error(f"{name} with ins({', '.join(kinds)}) (PTOAS's scalar-k "
-                               f"comparison form) is not implemented: its scalar k matches no "
-                               f"pto-isa overload; see docs/semantics.md, TGATHER", ins_pos)
         if form is None:
             parser.raise_error(f"{name}: ins(...) must be {signature(cls.SPEC)}, got "
                                f"({', '.join(kinds)})", ins_pos)
@@ -384,9 +378,42 @@ class TileDpsMultiOp(IRDLOperation):
                 and len(ins) == 4:
             # PTOAS ins(src0, src1, src0Idx, src1Idx) outs(dst, dstIdx) -> the C++ order
             return [outs[0], ins[0], ins[1], outs[1], ins[2], ins[3]]
+        if getattr(self.SPEC.impl, "text_call", "") == "gathercmp" and len(outs) == 2 \
+                and len(ins) == 3:
+            # PTOAS ins(src, k, tmp) outs(dst, cdst) -> TGATHER(dst, src, k, cdst, tmp, ...)
+            return [outs[0], ins[0], ins[1], outs[1], ins[2]]
         return outs + ins
 
+    def _gather_cmp(self) -> bool:
+        """``pto.tgather``'s compare form (two outs, or a compare attribute)."""
+        return getattr(self.SPEC.impl, "text_call", "") == "gathercmp" and (
+            len(self.outs) == 2 or "cmpMode" in self.attributes or "offset" in self.attributes)
+
+    def _verify_gather_cmp(self) -> None:
+        """PTOAS's compare-form rules the generic kinds do not carry."""
+        ins, outs = list(self.srcs), list(self.outs)
+        kinds = [_operand_kind(v.type) for v in ins]
+        if len(outs) != 2 or kinds != ["tile", "scalar", "tile"]:
+            raise VerifyException(f"{self.name}: the compare form is ins(%src, %k, %tmp : T, "
+                                  f"elem, T) outs(%dst, %cdst : T, T) {{cmpMode, offset}}, got "
+                                  f"ins({', '.join(kinds)}) and {len(outs)} outs")
+        src_t = ins[0].type
+        if isinstance(src_t, TileBufType) and ins[1].type != src_t.element:
+            raise VerifyException(f"{self.name}: k must have src's element type "
+                                  f"{src_t.element}, got {ins[1].type}")
+        mode = self.attributes.get("cmpMode")
+        if mode is not None and str(_attr_value(mode)).upper() not in ("EQ", "GT"):
+            raise VerifyException(f"{self.name}: cmpMode must be eq or gt, got "
+                                  f"{_attr_value(mode)}")
+        offset = self.attributes.get("offset")
+        if offset is not None and not (isinstance(offset, IntegerAttr)
+                                       and offset.type == IntegerType(32)):
+            raise VerifyException(f"{self.name}: offset must be an i32 integer, got {offset}")
+
     def verify_(self) -> None:
+        if self._gather_cmp():
+            self._verify_gather_cmp()
+            return
         kinds = [_operand_kind(v.type) for v in self._order()]
         if kinds[0] != "tile" or bind(self.SPEC, kinds[1:]) is None:
             raise VerifyException(f"{self.name}: operands must be {self.SPEC.operands[0].name}: "
@@ -402,6 +429,10 @@ class TileDpsMultiOp(IRDLOperation):
         names = dict(self.SPEC.attrs)
         kw = dict(getattr(self.SPEC.impl, "text_defaults", ()))
         kw.update({names[k]: _attr_value(v) for k, v in self.attributes.items()})
+        if self._gather_cmp():
+            # PTOAS's defaults: cmpMode eq, offset 0; the offset is the C++ call's operand
+            kw["cmp_mode"] = str(kw.get("cmp_mode", "EQ")).upper()
+            return [*self._order(), kw.pop("offset", 0)], kw
         return list(self._order()), kw
 
 

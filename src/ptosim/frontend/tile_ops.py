@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i64
 from xdsl.ir import Attribute, OpResult, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -56,6 +56,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ..dtypes import DTYPES
 from ..isa import OpSpec
 from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
 from .syntax import (
@@ -68,16 +69,19 @@ from .syntax import (
     resolve_untyped,
 )
 from .tile_types import (
+    PADS,
     AccToVecModeAttr,
     AtomicTypeAttr,
     GatherOOBAttr,
     LayoutAttr,
+    PadModeAttr,
     PartitionTensorViewType,
     ReluPreModeAttr,
     ScatterAtomicOpAttr,
     ScatterOOBAttr,
     TensorViewType,
     TileBufType,
+    is_tile_type,
     tile_space,
 )
 
@@ -496,6 +500,12 @@ class TileOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> TileOp:
+        values, attrs = cls._parse_core(parser)
+        return cls.build(operands=values, attributes=attrs)
+
+    @classmethod
+    def _parse_core(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        """``ins(...) outs(...) [{attrs}]``: the SLOTS operands and the attributes."""
         name = cls.name
         ops = Operands(parser, name)
         ins, out = cls.SLOTS[:-1], cls.SLOTS[-1]
@@ -517,7 +527,7 @@ class TileOp(IRDLOperation):
         for (label, _), (t, type_pos) in zip(cls.SLOTS, types):
             if (why := cls._role_problem(label, t)) is not None:
                 parser.raise_error(f"{name}: {label} {why}", type_pos)
-        return cls.build(operands=values, attributes=attrs)
+        return values, attrs
 
     @classmethod
     def _parse_attrs(cls, parser: Parser) -> dict[str, Attribute]:
@@ -530,7 +540,8 @@ class TileOp(IRDLOperation):
         for key, value in attrs.items():
             want = cls.ATTRS.get(key)
             if want is None or not isinstance(value, want):
-                known = ", ".join(f"{k} = #{a.name}<...>" for k, a in cls.ATTRS.items())
+                known = ", ".join(f"{k} = true|false" if a is IntegerAttr else
+                                  f"{k} = #{a.name}<...>" for k, a in cls.ATTRS.items())
                 parser.raise_error(f"{cls.name}: unsupported attribute '{key}' (known: "
                                    f"{known})", pos)
         return attrs
@@ -578,52 +589,282 @@ def _close(parser: Parser, name: str, clause: str) -> None:
     parser.parse_punctuation(")", f" to close {clause}(...)")
 
 
+# PTOAS's optional pad clauses of pto.tload, in its assembly order: (keyword, operand or
+# attribute, the operand's kind). Its lowering drops them all (`TLoadOp.dropped`).
+# (PTOAS types pad_value, right_padding_num and init_condition AnyType, left_padding_num
+# Index)
+_TLOAD_CLAUSES = (("pad_mode", None), ("pad_value", "number"), ("left_padding_num", "int"),
+                  ("init_out_buffer", None), ("right_padding_num", "any"),
+                  ("init_condition", "any"))
+
+
 @irdl_op_definition
 class TLoadOp(TileOp):
-    """GM view -> tile."""
+    """GM view -> tile. PTOAS's pad clauses (``pad_mode = #pto.padmode<PadValue>
+    pad_value = %v : f32 left_padding_num = %n : index init_out_buffer = true
+    right_padding_num = %r : index init_condition = %c : i1``) parse and change nothing:
+    PTOAS rebuilds the op from src and dst (PTOViewToMemref) and emits ``TLOAD(dst, src)``,
+    or runs its TileLang template, both padding with the dst tile's ``pad``; a run warns
+    that they were dropped. docs/semantics.md, ".pto tload pad clauses"."""
 
     name = "pto.tload"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "view"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"dst": ("vec", "mat")}
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {"pad_mode": PadModeAttr,
+                                                   "init_out_buffer": IntegerAttr,
+                                                   "layout": LayoutAttr}
 
     src = operand_def()
     dst = operand_def()
+    pad_value = opt_operand_def()
+    left_padding_num = opt_operand_def()
+    right_padding_num = opt_operand_def()
+    init_condition = opt_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TLoadOp:
+        values, attrs = cls._parse_core(parser)
+        extra: dict[str, SSAValue] = {}
+        for key, kind in _TLOAD_CLAUSES:
+            pos = parser.pos
+            if parser.parse_optional_keyword(key) is None:
+                continue
+            if key in attrs:
+                parser.raise_error(f"{cls.name}: {key} is given twice", pos)
+            parser.parse_punctuation("=", f" after {key}")
+            if kind is None:
+                at = parser.pos
+                value = parser.parse_attribute()
+                if key == "init_out_buffer" and not (isinstance(value, IntegerAttr)
+                                                     and value.type == i1):
+                    parser.raise_error(f"{cls.name}: {key} must be true or false, got "
+                                       f"{value}", at)
+                if key == "pad_mode" and not isinstance(value, PadModeAttr):
+                    parser.raise_error(f"{cls.name}: {key} must be #pto.padmode<PadNull|"
+                                       f"PadFirstElem|PadValue>, got {value}", at)
+                attrs[key] = value
+                continue
+            ops = Operands(parser, cls.name)
+            ops.add(key, kind)
+            parser.parse_punctuation(":", f" before the type of {key}")
+            extra[key] = ops.resolve([parse_type_at(parser)])[0]
+        if "init_out_buffer" in attrs and not (isinstance(attrs["init_out_buffer"], IntegerAttr)
+                                               and attrs["init_out_buffer"].type == i1):
+            parser.raise_error(f"{cls.name}: init_out_buffer must be true or false, got "
+                               f"{attrs['init_out_buffer']}")
+        groups: list[list[SSAValue]] = [[v] for v in values]
+        groups += [[extra[k]] if k in extra else [] for k, kind in _TLOAD_CLAUSES if kind]
+        return cls.build(operands=groups, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        printer.print_operand(self.src)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(") outs(")
+        printer.print_operand(self.dst)
+        printer.print_string(" : ")
+        printer.print_attribute(self.dst.type)
+        printer.print_string(")")
+        clauses = {key for key, _ in _TLOAD_CLAUSES}
+        rest = {k: v for k, v in self.attributes.items() if k not in clauses}
+        if rest:
+            printer.print_op_attributes(rest)
+        for key, kind in _TLOAD_CLAUSES:
+            value = self.attributes.get(key) if kind is None else getattr(self, key)
+            if value is None:
+                continue
+            printer.print_string(f" {key} = ")
+            if isinstance(value, IntegerAttr):          # init_out_buffer
+                printer.print_string("true" if value.value.data else "false")
+            elif isinstance(value, Attribute):
+                printer.print_attribute(value)
+            else:
+                printer.print_operand(value)
+                printer.print_string(" : ")
+                printer.print_attribute(value.type)
+
+    def verify_(self) -> None:
+        for (label, kind), value in zip(self.SLOTS, (self.src, self.dst)):
+            why = kind_error(kind, value.type) or self._role_problem(label, value.type)
+            if why is not None:
+                raise VerifyException(f"{self.name}: {label} {why}")
+        for key, clause_kind in _TLOAD_CLAUSES:
+            operand = getattr(self, key) if clause_kind else None
+            if operand is not None and clause_kind is not None:
+                problem = kind_error(clause_kind, operand.type)
+                if problem is not None:
+                    raise VerifyException(f"{self.name}: {key} {problem}")
+
+    def dropped(self) -> str | None:
+        """The pad clauses PTOAS's lowering drops, as the run's warning (None: none that
+        ask for anything; ``pad_mode = PadNull`` and ``init_out_buffer = false`` alone
+        are what runs anyway)."""
+        names = []
+        mode = self.attributes.get("pad_mode")
+        if isinstance(mode, PadModeAttr) and mode.value.data != "PadNull":
+            names.append(f"pad_mode = {mode.value.data}")
+        init = self.attributes.get("init_out_buffer")
+        if isinstance(init, IntegerAttr) and init.value.data:
+            names.append("init_out_buffer = true")
+        names += [key for key, kind in _TLOAD_CLAUSES if kind and getattr(self, key) is not None]
+        if not names:
+            return None
+        pad = PADS[self.dst.type.pad.data] if isinstance(self.dst.type, TileBufType) \
+            else "Null"
+        return (f"{self.name}: {', '.join(names)} ignored, as PTOAS's lowering drops them "
+                f"(it emits TLOAD(dst, src)); dst's own pad ({pad}) fills its padding")
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
         # PTOAS lowers a .pto tload through its TileLang template, whose ND burst length is
         # the view's columns (lib/TileOps/tload_template.py); pto-isa's C++ uses valid cols
+        return [self.dst, self.src], {"extent": "view"}
+
+
+class _AccQuantOp(TileOp):
+    """``ins(%src : T [, %fp : F] [, %pre : i64])``: PTOAS's optional quant operands of
+    pto.tstore (the scalar) and pto.tmov (fp or the scalar), each operand with its type.
+    ``%pre`` is the 64-bit QUANT_PRE word of pto-isa's preQuantScalar overloads (Python:
+    the ``pre_quant_scalar`` keyword); a tmov's ``%fp`` (a loc=scaling tile) makes it
+    TMOV_FP, as PTOAS lowers it."""
+
+    EXTRAS: ClassVar[tuple[str, ...]] = ("pre_quant_scalar",)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> _AccQuantOp:
+        name = cls.name
+        ops = Operands(parser, name)
+        keyword(parser, "ins", name)
+        parser.parse_punctuation("(", " after ins")
+        (src_label, src_kind), (dst_label, dst_kind) = cls.SLOTS
+        ops.add(src_label, src_kind)
+        parser.parse_punctuation(":", f" before the ins(...) types of {name} (1 operand)")
+        types = [parse_type_at(parser)]
+        seen: list[str] = []
+        while parser.parse_optional_punctuation(",") is not None:
+            pos = parser.pos
+            operand = parser.parse_optional_unresolved_operand()
+            if operand is None:
+                parser.raise_error(f"{name}: expected an SSA operand after ',' in ins(...)")
+            parser.parse_punctuation(":", f" before the type of {name}'s ins operand")
+            t, t_pos = parse_type_at(parser)
+            label = "fp" if is_tile_type(t) else "pre_quant_scalar"
+            if label not in cls.EXTRAS:
+                parser.raise_error(f"{name}: ins(...) takes {src_label}"
+                                   + "".join(f", {e}" for e in cls.EXTRAS)
+                                   + f", got a tile after {src_label} (PTOAS spells this "
+                                   f"pto.tstore_fp)", pos)
+            if label in seen or (label == "fp" and seen):
+                parser.raise_error(f"{name}: ins(...) takes at most one fp then one "
+                                   f"pre-quant scalar, in that order", pos)
+            if seen and label == "pre_quant_scalar" and "fp" in seen:
+                parser.raise_error(f"{name}: fp and the pre-quant scalar exclude each other "
+                                   f"(PTOAS's verifier)", pos)
+            seen.append(label)
+            ops.items.append((label, operand, "tile" if label == "fp" else "i64"))
+            types.append((t, t_pos))
+        _close(parser, name, "ins")
+        keyword(parser, "outs", name, "after ins(...)")
+        parser.parse_punctuation("(", " after outs")
+        ops.add(dst_label, dst_kind)
+        parser.parse_punctuation(":", f" before the outs(...) type of {name}")
+        types += parse_types(parser, 1, name)
+        _close(parser, name, "outs")
+        attrs = cls._parse_attrs(parser)
+        values = ops.resolve(types)
+        by = {label: v for (label, _, _), v in zip(ops.items, values)}
+        for label, (t, t_pos) in zip([item[0] for item in ops.items], types):
+            if label in (src_label, dst_label) and (why := cls._role_problem(label, t)):
+                parser.raise_error(f"{name}: {label} {why}", t_pos)
+            if label == "fp" and isinstance(t, TileBufType) and t.loc.data != "scaling":
+                parser.raise_error(f"{name}: fp must be a loc=scaling tile, got "
+                                   f"loc={t.loc.data}", t_pos)
+        src_t = by[src_label].type
+        if seen and not (isinstance(src_t, TileBufType) and src_t.loc.data == "acc"):
+            parser.raise_error(f"{name}: the {'/'.join(seen)} form needs a loc=acc {src_label} "
+                               f"(PTOAS's verifier)")
+        groups = [[by[src_label]], [by[dst_label]]] + [[by[e]] if e in by else []
+                                                        for e in cls.EXTRAS]
+        return cls.build(operands=groups, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ins(")
+        for i, value in enumerate([self.operands[0], *self._extras()]):
+            printer.print_string(", " if i else "")
+            printer.print_operand(value)
+            printer.print_string(" : ")
+            printer.print_attribute(value.type)
+        printer.print_string(") outs(")
+        out = self.operands[1]
+        printer.print_operand(out)
+        printer.print_string(" : ")
+        printer.print_attribute(out.type)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+
+    def _extras(self) -> list[SSAValue]:
+        return [v for e in self.EXTRAS if (v := getattr(self, e)) is not None]
+
+    def verify_(self) -> None:
+        for (label, kind), value in zip(self.SLOTS, self.operands[:2]):
+            why = kind_error(kind, value.type) or self._role_problem(label, value.type)
+            if why is not None:
+                raise VerifyException(f"{self.name}: {label} {why}")
+        pre = getattr(self, "pre_quant_scalar", None)
+        if pre is not None and pre.type != i64:
+            raise VerifyException(f"{self.name}: the pre-quant scalar must be an i64, got "
+                                  f"{pre.type}")
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
         args, kw = super().tile_call()
-        return args, {**kw, "extent": "view"}
+        pre = getattr(self, "pre_quant_scalar", None)
+        if pre is not None:
+            kw["pre_quant_scalar"] = pre             # resolved when the op runs
+        fp = getattr(self, "fp", None)
+        return ([*args, fp] if fp is not None else args), kw
 
 
 @irdl_op_definition
-class TStoreOp(TileOp):
-    """Tile -> GM view."""
+class TStoreOp(_AccQuantOp):
+    """Tile -> GM view (``ins(%acc : T, %pre : i64)``: TSTORE with the scalar pre-quant)."""
 
     name = "pto.tstore"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "view"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("vec", "mat", "acc")}
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {"atomicType": AtomicTypeAttr,
-                                                   "reluPreMode": ReluPreModeAttr}
+                                                   "reluPreMode": ReluPreModeAttr,
+                                                   "layout": LayoutAttr}
 
     src = operand_def()
     dst = operand_def()
+    pre_quant_scalar = opt_operand_def()
 
 
 @irdl_op_definition
-class TMovOp(TileOp):
-    """Tile -> tile of another role or layout."""
+class TMovOp(_AccQuantOp):
+    """Tile -> tile of another role or layout (``ins(%acc : T, %fp : F)``: TMOV_FP;
+    ``ins(%acc : T, %pre : i64)``: TMOV with the scalar pre-quant)."""
 
     name = "pto.tmov"
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {"accToVecMode": AccToVecModeAttr,
                                                    "reluPreMode": ReluPreModeAttr}
+    EXTRAS: ClassVar[tuple[str, ...]] = ("fp", "pre_quant_scalar")
 
     src = operand_def()
     dst = operand_def()
+    fp = opt_operand_def()
+    pre_quant_scalar = opt_operand_def()
+
+    def tile_method(self) -> str | None:
+        """TMOV_FP with an fp operand (PTOAS's lowering), else the SPEC's TMOV."""
+        return "TMOV_FP" if self.fp is not None else None
 
 
 @irdl_op_definition
@@ -965,6 +1206,36 @@ class TInsertFpOp(_WindowFp):
     name = "pto.tinsert_fp"
 
 
+def fillpad_type_problem(name: str, mode: str, src: Attribute, dst: Attribute) -> str | None:
+    """PTOAS's static rules of tfillpad / tfillpad_expand / tfillpad_inplace on the tile
+    types (PTO.cpp ``verifyTFillPadLike``), checked where the text is read: one element
+    size of 1, 2 or 4 bytes, a dst pad other than null, the same static shape (expand: dst
+    at least src's in both dims), and for a Mat tfillpad one tile type (pto-isa has only the
+    homogeneous Mat overload)."""
+    if not (isinstance(src, TileBufType) and isinstance(dst, TileBufType)):
+        return None
+    sizes = [DTYPES[n].size if (n := element_name(t.element)) in DTYPES else 0
+             for t in (src, dst)]
+    if sizes[0] != sizes[1]:
+        return (f"src and dst element sizes differ ({src.element}: {sizes[0]} B, "
+                f"{dst.element}: {sizes[1]} B)")
+    if sizes[0] not in (1, 2, 4):
+        return f"the element size must be 1, 2 or 4 bytes, got {sizes[0]} ({src.element})"
+    if mode == "plain" and src.loc.data == dst.loc.data == "mat" and src != dst:
+        return ("a mat tfillpad needs src and dst of one tile type (valid shape and pad "
+                "included): pto-isa's Mat TFILLPAD has only the one-type overload")
+    if dst.pad.data == 0:
+        return f"dst's pad must not be null (pad=0): it is the fill value of {name}"
+    shapes = (src.rows.data, src.cols.data), (dst.rows.data, dst.cols.data)
+    if mode != "expand" and shapes[0] != shapes[1]:
+        return (f"src ({shapes[0][0]}x{shapes[0][1]}) and dst ({shapes[1][0]}x"
+                f"{shapes[1][1]}) must have one static shape (tfillpad_expand may grow it)")
+    if mode == "expand" and (shapes[1][0] < shapes[0][0] or shapes[1][1] < shapes[0][1]):
+        return (f"dst's static shape {shapes[1][0]}x{shapes[1][1]} must be at least src's "
+                f"{shapes[0][0]}x{shapes[0][1]} in both dims")
+    return None
+
+
 class _FillPad(TileOp):
     """Copy src's valid region into dst and fill the rest with dst's pad value."""
 
@@ -974,6 +1245,12 @@ class _FillPad(TileOp):
 
     src = operand_def()
     dst = operand_def()
+
+    def verify_(self) -> None:
+        super().verify_()
+        problem = fillpad_type_problem(self.name, self.FILL_MODE, self.src.type, self.dst.type)
+        if problem is not None:
+            raise VerifyException(f"{self.name}: {problem}")
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
         """Operands as for any tile op, plus the fill mode as the ``mode`` keyword and

@@ -376,6 +376,18 @@ class LayoutAttr(_WordAttr):
 
 
 @irdl_attr_definition
+class PadModeAttr(_WordAttr):
+    """``#pto.padmode<PadNull|PadFirstElem|PadValue>``: a tload's pad_mode clause (PTOAS's
+    PadMode enum; its lowering drops it, the dst tile's pad decides)."""
+
+    name = "pto.padmode"
+
+    value: StringAttr
+    CHOICES = ("PadNull", "PadFirstElem", "PadValue")
+    WHAT = "a pad mode"
+
+
+@irdl_attr_definition
 class AtomicTypeAttr(_WordAttr):
     """``#pto.atomic_type<atomic_none|atomic_add>`` (also ``#pto<atomic_type ...>``): a
     tstore's GM combine."""

@@ -32,14 +32,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
-from ..errors import DeadlockError, PtoError, VerifyError
+from ..errors import DeadlockError, PtoError, VerifyError, warn
 from ..events import BEGIN, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
 from .overlap import TileOverlap
-from .tiles import alloc_tile, make_view, memref_operands, partition, tile_op_args
+from .tiles import Memref, alloc_tile, make_view, memref_operands, partition, tile_op_args
 
 # xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
 # same contract (equality is identity) and makes each environment lookup ~3x cheaper.
@@ -253,9 +253,10 @@ class Executor:
         # change during a run, and decoding it was half the cost of a small DMA op.
         # Simple handlers keep their own decoded operands here too.
         self._calls: dict[Operation, Any] = {}
+        self._extras: dict[Operation, tuple[str | None, str | None, bool]] = {}
         # the byte address each pto.alloc_tile without addr got when it first ran
         self.tile_addrs: dict[Operation, int] = {}
-        self._memref_views: dict[Operation, list[tuple[int, list[int], list[int]]]] = {}
+        self._memref_views: dict[Operation, list[Memref]] = {}
         self._direct: dict[Operation, Any] = {}     # _vector_op's plans
         self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
         self._waiting: dict[Operation, bool] = {}
@@ -475,7 +476,7 @@ class Executor:
         pos, kw = call
         memrefs = self._memref_views.get(op)
         if memrefs is None:
-            memrefs = self._memref_views[op] = memref_operands(pos)
+            memrefs = self._memref_views[op] = memref_operands(pos, op)
         args = tile_op_args(self.m, [_resolve(state.env, a) for a in pos], memrefs)
         self._require_core(state, op, f"{spec.method} on these tiles", spec.core_of(args))
         acc_in = getattr(op, "acc_in", None)
@@ -488,13 +489,33 @@ class Executor:
                 pairs.append((acc_in, state.env[acc_in]))
             self._overlap.op(op, pairs)
         before: Callable[[], None] | None = None
+        extra = self._extras.get(op)
+        if extra is None:
+            extra = self._extras[op] = _tile_extras(op, kw)
+        note, method, kw_ssa = extra
+        if note is not None:            # text clauses the op runs without
+            before = functools.partial(warn, note)
+        if kw_ssa:                      # a keyword that is an SSA value (a scalar operand)
+            kw = _resolve(state.env, kw)
         if acc_in is not None and state.env[acc_in] is not args[0]:
             src, dst = state.env[acc_in], args[0]      # accumulate from another tile: copy it,
 
             def copy() -> None:                         # as part of the op (hazards see R, W)
                 self.m.write(dst.ptr.cast("ui8"), self.m.read(src.ptr.cast("ui8"), src.nbytes))
             before = copy
-        return self._invoke(state, op, spec, args, kw, before)
+        return self._invoke(state, op, spec, args, kw, before,
+                            getattr(self.m, method) if method is not None else None)
+
+
+def _tile_extras(op: Operation, kw: dict[str, Any]) -> tuple[str | None, str | None, bool]:
+    """Once per tile op: the warning of text clauses it runs without (``op.dropped()``),
+    another Machine method than its SPEC's (``op.tile_method()``, e.g. a tmov with an fp
+    operand runs TMOV_FP) and whether a keyword holds an SSA value."""
+    dropped = getattr(op, "dropped", None)
+    method = getattr(op, "tile_method", None)
+    return (dropped() if dropped is not None else None,
+            method() if method is not None else None,
+            any(isinstance(v, SSAValue) for v in kw.values()))
 
 
 def _resolve(env: dict[SSAValue, Any], x: Any) -> Any:

@@ -104,12 +104,15 @@ def _check_op(op: Operation, m: Machine, ex: Executor, states: dict[str, CoreSta
         if not _known(cube_env, op.operands):
             result.skipped += 1
             return
-        args = tile_op_args(m, _resolve(cube_env, pos), memref_operands(pos))
+        args = tile_op_args(m, _resolve(cube_env, pos), memref_operands(pos, op))
         pairs = list(zip(pos, args))
         if (acc_in := getattr(op, "acc_in", None)) is not None:
             pairs.append((acc_in, cube_env[acc_in]))
         overlap.op(op, pairs)
-        _verify_call(op, getattr(m, spec.method), args, _resolve(cube_env, kw), locate, result)
+        method = getattr(op, "tile_method", None)     # e.g. a tmov with fp: TMOV_FP
+        name = method() if method is not None else None
+        _verify_call(op, getattr(m, name or spec.method), args, _resolve(cube_env, kw),
+                     locate, result)
         return
     method = spec.method if spec is not None and spec.kind == "micro" else None
     st = states["vector" if spec is not None and spec.core_of(()) == "vector" else "cube"]

@@ -70,26 +70,32 @@ def partition(machine: Any, view: View, offsets: list[int], sizes: list[int]) ->
     return View(machine.global_tensor(base, tuple(size), g.stride, g.layout), view.explicit)
 
 
-def memref_operands(pos: list[Any]) -> list[tuple[int, list[int], list[int]]]:
-    """(position, shape, strides) of a tile op's operands typed as statically shaped GM
-    memrefs: a kernel argument (a Ptr at run time) that the op takes as a tensor view
-    (`frontend.tile_types.memref_view`), made one with `make_view`."""
-    from ..frontend.tile_types import memref_view
+Memref = tuple[int, list[int], list[int], str | None]
+
+
+def memref_operands(pos: list[Any], op: Any = None) -> list[Memref]:
+    """(position, shape, strides, layout) of a tile op's operands typed as statically
+    shaped GM memrefs: a kernel argument (a Ptr at run time) that the op takes as a tensor
+    view (`frontend.tile_types.memref_view`), made one with `make_view`. The layout is the
+    op's ``{layout = #pto.layout<...>}`` (PTOAS builds such a view's GlobalTensor with the
+    layout attribute of the op that takes it), else None (inferred)."""
+    from ..frontend.tile_types import LayoutAttr, memref_view
+    attr = getattr(op, "attributes", {}).get("layout")
+    layout = attr.value.data.upper() if isinstance(attr, LayoutAttr) else None
     out = []
     for i, a in enumerate(pos):
         mem = memref_view(a.type) if isinstance(a, SSAValue) else None
         if mem is not None:
-            out.append((i, mem[0], mem[1]))
+            out.append((i, mem[0], mem[1], layout))
     return out
 
 
-def tile_op_args(machine: Any, values: list[Any],
-                 memrefs: list[tuple[int, list[int], list[int]]]) -> list[Any]:
+def tile_op_args(machine: Any, values: list[Any], memrefs: list[Memref]) -> list[Any]:
     """A tile op's operand values as its Machine method takes them: the ones typed as GM
     memrefs (``memrefs``, from `memref_operands`; a Ptr at run time) made tensor views,
     then every view `resolve`d."""
-    for i, shape, strides in memrefs:
-        values[i] = make_view(machine, values[i], shape, strides, None)
+    for i, shape, strides, layout in memrefs:
+        values[i] = make_view(machine, values[i], shape, strides, layout)
     return resolve(values)
 
 

@@ -26,8 +26,6 @@ class TileRule:
     text_defaults: tuple[tuple[str, object], ...] = ()
     keywords: tuple[str, ...] = ()       # Python-only keywords (no text attribute)
     text_call: str = ""                  # a tile_dps_n row's own text -> Python mapping
-    # ins(...) kinds of a PTOAS spelling ptosim rejects as not implemented (a parse error)
-    text_missing: tuple[tuple[str, ...], ...] = ()
 
 
 def _work(args: Args) -> tuple[int, int]:
@@ -45,11 +43,10 @@ def _row(name: str, family: str, ins: tuple[Operand, ...],
          text_defaults: tuple[tuple[str, object], ...] = (), dst_role: str = "W",
          forms: tuple[tuple[str, ...], ...] = (), syntax: str = "tile_dps",
          dst: str = "dst", text_call: str = "",
-         text_missing: tuple[tuple[str, ...], ...] = (),
          keywords: tuple[str, ...] = ()) -> OpSpec:
     return OpSpec(name, "tile", "V", "vector", name.upper(), work=_work, syntax=syntax,
                   operands=(Operand(dst, "tile", dst_role), *ins),
-                  impl=TileRule(family, text_defaults, keywords, text_call, text_missing),
+                  impl=TileRule(family, text_defaults, keywords, text_call),
                   attrs=attrs, forms=forms)
 
 
@@ -102,15 +99,18 @@ ROWS: tuple[OpSpec, ...] = (
     _row("tgatherb", "gatherb", (_t("src"), _t("offsets"))),
     # index forms, or (no index tile) the mask-pattern forms; A5 ignores tgather's tmp.
     # The comparison form is the C++ order TGATHER<cmpMode>(dst, src, k_value, cdst, tmp,
-    # offset) (Python only: k_value .. offset are "optional" so that the row's own order
-    # trims to the index forms; PTOAS's scalar-k spelling is reported as not implemented)
+    # offset) (k_value .. k are "optional" so that the row's own order trims to the index
+    # forms), k_value a tile or one number k for every row. Text: PTOAS's
+    # ins(%src, %k, %tmp) outs(%dst, %cdst) {cmpMode, offset} (text_call "gathercmp")
     _row("tgather", "gather", (_t("src"), _t("indices", optional=True),
                                _t("tmp", optional=True), _t("k_value", optional=True),
                                _t("cdst", "W", optional=True),
-                               Operand("offset", "scalar", optional=True)),
-         (("maskPattern", "mask_pattern"),), forms=(("src", "k_value", "cdst", "tmp", "offset"),),
-         text_missing=(("tile", "scalar"), ("tile", "scalar", "tile")),
-         keywords=("cmp_mode",)),
+                               Operand("offset", "scalar", optional=True),
+                               Operand("k", "scalar", optional=True)),
+         (("maskPattern", "mask_pattern"), ("cmpMode", "cmp_mode"), ("offset", "offset")),
+         forms=(("src", "k_value", "cdst", "tmp", "offset"),
+                ("src", "k", "cdst", "tmp", "offset")),
+         syntax="tile_dps_n", text_call="gathercmp", keywords=("cmp_mode",)),
     _row("tscatter", "scatter", (_t("src"), _t("indexes", optional=True)),
          (("maskPattern", "mask_pattern"),), dst_role="RW"),
 )

@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DtypeError, PtoTypeError, SpaceError
+import numpy as np
+
+from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, PtoValueError, SpaceError
+from ..ops.fixpipe import ALL_QUANT_MODES
 from .tensor import GlobalTensor
 from .tile import Tile
 
@@ -32,6 +35,39 @@ def vector_mode(m: TileOps, op: str, acc: Tile, dst_dtype: str, to_gm: bool) -> 
         raise DtypeError(f"no vector quantisation for {pair[0]} -> {pair[1]} on "
                          f"{m.target.name} (pairs: {pairs})", op=op, operand="fp")
     return mode
+
+
+def scalar_quant(m: TileOps, op: str, acc: Tile, dst_dtype: str, to_gm: bool,
+                 word: object) -> tuple[np.float32, str]:
+    """pto-isa's preQuantScalar overloads (``TSTORE(dst, src, preQuantScalar)``, ``TMOV``
+    likewise): FIXPIPE's ``pre_quant`` clause for the 64-bit QUANT_PRE word. The mode is
+    the target's scalar mode of the (Acc, destination) pair; the word's bits 0-31 are the
+    f32 scale. Its upper bits (the offset and sign fields of the vector words' layout) are
+    not modelled, so a word using them is refused."""
+    _acc(op, acc)
+    if isinstance(word, (bool, np.bool_)) or not isinstance(word, (int, np.integer)):
+        raise PtoTypeError(f"pre_quant_scalar must be an integer (the 64-bit QUANT_PRE word), "
+                           f"got {type(word).__name__}", op=op, operand="pre_quant_scalar")
+    if not -(1 << 63) <= int(word) < (1 << 64):
+        raise PtoValueError(f"pre_quant_scalar = {int(word)} does not fit 64 bits", op=op,
+                            operand="pre_quant_scalar")
+    bits = int(word) % (1 << 64)
+    if bits >> 32:
+        raise NotImplementedOpError(f"pre_quant_scalar = {bits:#x}: bits 32-63 of the "
+                                    f"QUANT_PRE word (offset, sign) are not modelled; only the "
+                                    f"f32 scale in bits 0-31 is", op=op)
+    table = m.target.scalar_quant_gm if to_gm else m.target.scalar_quant_chip
+    pair = (_canon(acc.dtype.name), _canon(dst_dtype))
+    mode = table.get(pair)
+    if mode is None:
+        pairs = ", ".join(f"{a} -> {b}" for a, b in sorted(table))
+        raise DtypeError(f"no scalar quantisation for {pair[0]} -> {pair[1]} on "
+                         f"{m.target.name} (pairs: {pairs})", op=op,
+                         operand="pre_quant_scalar")
+    if mode not in ALL_QUANT_MODES:
+        raise NotImplementedOpError(f"the scalar mode {mode} ({pair[0]} -> {pair[1]}) is not "
+                                    f"implemented: no source pins its arithmetic down", op=op)
+    return np.array([bits], np.uint32).view(np.float32)[0], mode
 
 
 def _payload(op: str, fp: object) -> Any:

@@ -33,10 +33,14 @@ U32 = 1 << 32
 REPEAT = 256
 # src type -> k_value types it reads (reinterpreted as i32 / i16 where it converts)
 _K_TYPES = {"f32": ("i32", "ui32"), "i32": ("i32", "ui32"), "f16": ("i16", "ui16")}
+# a scalar k stands for a tile of the path's signed word
+_K_SCALAR_NP = {"f32": np.int32, "i32": np.int32, "f16": np.int16}
 
 
-def gather_cmp_a2a3(m: TileOps, op: str, dst: Tile, src: Tile, kv: Tile, cdst: Tile,
-                    tmp: Tile, offset: int, mode: str) -> None:
+def gather_cmp_a2a3(m: TileOps, op: str, dst: Tile, src: Tile, kv: Tile | int,
+                    cdst: Tile, tmp: Tile, offset: int, mode: str) -> None:
+    """``kv``: the k_value tile, or (PTOAS's scalar-k spelling) the integer every row's
+    word holds: staged and converted as if read from a tile of the type the path reads."""
     sname = src.dtype.name
     if sname not in _K_TYPES:
         raise DtypeError(f"src element type must be one of f16, f32, i32 on a2a3, got "
@@ -44,7 +48,7 @@ def gather_cmp_a2a3(m: TileOps, op: str, dst: Tile, src: Tile, kv: Tile, cdst: T
     if sname == "i32" and mode != "EQ":
         raise DtypeError("i32 src compares with cmp_mode EQ only (the a2a3 static_assert)",
                          op=op, operand="src")
-    if kv.dtype.name not in _K_TYPES[sname]:
+    if isinstance(kv, Tile) and kv.dtype.name not in _K_TYPES[sname]:
         raise DtypeError(f"k_value must be one of {', '.join(_K_TYPES[sname])} for {sname} "
                          f"src (the a2a3 code reads its words that way), got "
                          f"{kv.dtype.name}", op=op, operand="k_value")
@@ -59,20 +63,25 @@ def gather_cmp_a2a3(m: TileOps, op: str, dst: Tile, src: Tile, kv: Tile, cdst: T
                           f"{rows - 1}'s end at byte {(rows - 1) * tmp.cols + span // 8}",
                           op=op, operand="tmp")
     # thresholds, converted as the code does (whole repeats of k's words)
-    k_lanes = REPEAT // kv.dtype.size
+    k_np = np.dtype(kv.dtype.np if isinstance(kv, Tile) else _K_SCALAR_NP[sname])
+    k_size = k_np.itemsize
+    k_lanes = REPEAT // k_size
     if sname == "i32":
         n_k, k_bytes = src.rows, src.rows * 4
     else:
         n_k = -(-rows // k_lanes) * k_lanes
-        k_bytes = n_k * kv.dtype.size
-    kbuf, koff = m._region(kv.ptr, k_bytes, access="R", op=op, operand="k_value")
-    words = kbuf[koff:koff + k_bytes]
+        k_bytes = n_k * k_size
+    if isinstance(kv, Tile):
+        kbuf, koff = m._region(kv.ptr, k_bytes, access="R", op=op, operand="k_value")
+        words = kbuf[koff:koff + k_bytes]
+    else:                                # the words a tile of k's would hold
+        words = np.full(n_k, kv, k_np).view(np.uint8)
     if sname == "f32":
         thr = C.convert(words.view(np.int32), "i32", "f32", rnd="R")
     elif sname == "f16":
         thr = C.convert(words.view(np.int16), "i16", "f16", rnd="R")
     else:
-        thr = words.view(kv.dtype.np).astype(np.int64).astype(np.uint32).view(np.int32)
+        thr = words.view(k_np).astype(np.int64).astype(np.uint32).view(np.int32)
     # compares of whole repeats from each row's start in src's storage
     need = (rows - 1) * src.cols + span
     sbuf, soff = m._region(src.ptr, need * es, access="R", op=op, operand="src")

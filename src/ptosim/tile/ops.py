@@ -15,6 +15,7 @@ from ..dtypes import DType, dtype as _dtype
 from ..errors import (
     NotImplementedOpError,
     PtoError,
+    PtoTypeError,
     PtoValueError,
     SpaceError,
     TargetError,
@@ -27,6 +28,7 @@ from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
 from . import tmov_vec
 from .acc import AccOps
+from .acc_fp import scalar_quant
 from .conv import ConvTile, conv_tile
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .tensor import GlobalTensor, make_global_tensor
@@ -405,11 +407,16 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     # --- TSTORE --------------------------------------------------------------------------
     def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
                pre_relu: tuple | None = None,
-               atomic: str | tuple[str, str] | None = None) -> None:
+               atomic: str | tuple[str, str] | None = None,
+               pre_quant_scalar: int | None = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
         layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, casting
         f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
-        (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it."""
+        (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it. ``pre_quant_scalar``:
+        pto-isa's ``TSTORE(dst, src, preQuantScalar)`` (the QUANT_PRE word; see
+        `acc_fp.scalar_quant`)."""
+        if pre_quant_scalar is not None:
+            pre_quant = self._scalar_clause("TSTORE", t, g, pre_quant, pre_quant_scalar)
         self._replayed(("TSTORE", id(g), id(t), pre_quant, pre_relu, atomic), (g, t),
                        lambda: self._tstore(g, t, pre_quant, pre_relu, atomic))
 
@@ -479,11 +486,13 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     # --- TMOV ----------------------------------------------------------------------------
     def TMOV(self, dst: Tile, src: Tile, tmp: Tile | None = None, *, grp_axis: int = 1,
              mode: str | None = None, pre_quant: tuple | None = None,
-             pre_relu: tuple | None = None, cpu_sim_compat: bool = False) -> None:
+             pre_relu: tuple | None = None, pre_quant_scalar: int | None = None,
+             cpu_sim_compat: bool = False) -> None:
         """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec (ND copies; a5: ND -> NZ /
         ZN relayouts), Vec -> Mat (a5), Acc -> Mat and Acc -> Vec (a5) through FIXPIPE
         (``mode``: an AccToVecMode name, default the destination tile's own sub-block;
-        ``pre_quant`` / ``pre_relu`` as FIXPIPE's). With ``tmp`` (a5): the MX exponent
+        ``pre_quant`` / ``pre_relu`` as FIXPIPE's; ``pre_quant_scalar``: pto-isa's
+        ``TMOV(dst, src, preQuantScalar)``). With ``tmp`` (a5): the MX exponent
         repack of a Vec ND tile into a Vec ZZ tile, ND-grouped (``grp_axis=1``) or
         DN-grouped (``grp_axis=0``) exponents; ``tmp`` is ND -> ZZ's index scratch.
         ``cpu_sim_compat=True`` runs pto-isa's CPU simulator instead, for Vec -> Vec only:
@@ -495,8 +504,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             tmov_vec.cpu_sim_copy(self, dst, src)
             return
         if tmp is not None:
-            if (mode, pre_quant, pre_relu) != (None, None, None):
-                raise PtoValueError("the 3-operand (tmp) TMOV takes no mode, pre_quant or "
+            if (mode, pre_quant, pre_relu, pre_quant_scalar) != (None, None, None, None):
+                raise PtoValueError("the 3-operand (tmp) TMOV takes no mode, pre_quant(_scalar) or "
                                     "pre_relu", op="TMOV")
             with _lowered("TMOV"):
                 tmov_vec.to_zz(self, dst, src, tmp, grp_axis)
@@ -504,8 +513,25 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if grp_axis != 1:
             raise PtoValueError("grp_axis selects the 3-operand ZZ form: pass a tmp tile",
                                 op="TMOV")
+        if pre_quant_scalar is not None:
+            pre_quant = self._scalar_clause("TMOV", src, dst, pre_quant, pre_quant_scalar)
         self._replayed(("TMOV", id(dst), id(src), mode, pre_quant, pre_relu), (dst, src),
                        lambda: self._tmov(dst, src, mode, pre_quant, pre_relu))
+
+    def _scalar_clause(self, op: str, acc: Tile, dst: object, pre_quant: tuple | None,
+                       word: int) -> tuple:
+        """FIXPIPE's pre_quant clause of a preQuantScalar overload (checked first, so a
+        refusal writes nothing)."""
+        if pre_quant is not None:
+            raise PtoTypeError("takes pre_quant or pre_quant_scalar, not both", op=op,
+                               operand="pre_quant_scalar")
+        want = GlobalTensor if op == "TSTORE" else Tile
+        if not isinstance(dst, want):
+            raise PtoTypeError(f"dst must be a {want.__name__}, got {type(dst).__name__}",
+                               op=op, operand="dst")
+        if isinstance(dst, GlobalTensor):
+            return scalar_quant(self, op, acc, dst.ptr.dtype.name, True, word)
+        return scalar_quant(self, op, acc, dst.dtype.name, False, word)
 
     def _tmov(self, dst: Tile, src: Tile, mode: str | None, pre_quant: tuple | None,
               pre_relu: tuple | None) -> None:
@@ -754,6 +780,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if fill is None:
             raise VerifyError("the destination's pad value must not be Null", op=op)
         dvr, dvc = dst.valid
+        if dvr < svr and self.target.fillpad_rows_unsigned:
+            raise VerifyError(f"dst has {dvr} valid rows, fewer than src's {svr}: "
+                              f"{self.target.name} counts the bottom pad rows as the unsigned "
+                              f"difference, which wraps into a fill far past the tile", op=op,
+                              operand="dst")
         if ptoas and dst.dtype.name == "f32" and dst.pad == "Zero" and \
                 (svc < dvc or svr < dvr):     # the template's stand-in for Custom(-1.0f)
             fill = np.array([-1.0], np.float32)

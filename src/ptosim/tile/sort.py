@@ -28,6 +28,7 @@ from ..isa.tile_vector import bind, signature
 from . import extra, mxquant, shape
 from .conv import ConvTile
 from .gather_cmp_a2a3 import gather_cmp_a2a3
+from .gather_cmp_k import scalar_k
 from .tile import Tile
 from .vector import _check_tile, _kind, _nd
 
@@ -707,11 +708,11 @@ _INDEX_T = ("i16", "ui16", "i32", "ui32")
 
 def _gather(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> None:
     dst, src = v["dst"], v["src"]
-    if "k_value" in v or kw.get("cmp_mode") is not None:
+    if "k_value" in v or "k" in v or kw.get("cmp_mode") is not None:
         if "indices" in v or "offset" not in v:
             raise PtoTypeError("the comparison form takes (dst, src, k_value, cdst, tmp, "
-                               "offset, cmp_mode=\"GT\" | \"EQ\")", op=op,
-                               operand="k_value")
+                               "offset, cmp_mode=\"GT\" | \"EQ\") (k_value a tile, or "
+                               "one number k for every row)", op=op, operand="k_value")
         return _gather_cmp(m, op, v, kw)
     if "indices" not in v:
         return _gather_mask(m, op, dst, src, kw)
@@ -778,8 +779,10 @@ def _gather_cmp(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
     (``TGather_cmp``): per src valid row r, the indices of the lanes whose score compares
     GT / EQ to ``k_value[r]`` are squeezed and stored as one u32 stream from dst row r's
     start; ``cdst[r]`` receives the stream's byte count (the AR register). docs/semantics.md
-    TGATHER has the per-type scores and thresholds."""
-    dst, src, kv, cdst, off = v["dst"], v["src"], v["k_value"], v["cdst"], v["offset"]
+    TGATHER has the per-type scores and thresholds. A number ``k`` in k_value's place
+    (PTOAS's scalar-k spelling) is every row's k_value word (`gather_cmp_k`)."""
+    dst, src, cdst, off = v["dst"], v["src"], v["cdst"], v["offset"]
+    kv: Tile | int = v["k_value"] if "k_value" in v else scalar_k(op, src.dtype.name, v["k"])
     mode = kw.get("cmp_mode")
     if mode not in ("GT", "EQ"):
         raise PtoValueError(f"cmp_mode must be \"GT\" or \"EQ\", got {mode!r}", op=op,
@@ -793,7 +796,8 @@ def _gather_cmp(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
     if not m.target.tgather_cmp:          # a2a3 stages the compare in tmp
         return gather_cmp_a2a3(m, op, dst, src, kv, cdst, v["tmp"], int(off), mode)
     _dtype_in(op, "src", src, _CMP_SRC_T, m)
-    _dtype_in(op, "k_value", kv, ("ui16", "ui32"), m)
+    if isinstance(kv, Tile):
+        _dtype_in(op, "k_value", kv, ("ui16", "ui32"), m)
     if src.dtype.name == "ui16" and mode == "GT":
         # TGather_cmp dispatches every 2-byte type but int16_t GT to TGather_b16_eq
         raise DtypeError("ui16 src with cmp_mode GT runs the equality path in the a5 code "
@@ -804,7 +808,7 @@ def _gather_cmp(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
         raise VerifyError(f"dst has {dst.rows} rows but src {rows} valid rows (one index "
                           f"stream per row)", op=op, operand="dst")
     for name, t in (("k_value", kv), ("cdst", cdst)):
-        if t.rows * t.cols < rows:
+        if isinstance(t, Tile) and t.rows * t.cols < rows:
             raise VerifyError(f"{name} holds {t.rows * t.cols} elements but src has {rows} "
                               f"valid rows", op=op, operand=name)
     esize = src.dtype.size
@@ -821,7 +825,10 @@ def _gather_cmp(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> N
     if rows == 0:
         return
     flat = _nd(m, src, "R", "src").reshape(-1)
-    k = _nd(m, kv, "R", "k_value").reshape(-1)[:rows].astype(np.int64)
+    if isinstance(kv, Tile):
+        k = _nd(m, kv, "R", "k_value").reshape(-1)[:rows].astype(np.int64)
+    else:                                    # one u32 word for every row
+        k = np.full(rows, kv % U32, np.int64)
     n = span if whole else cols
     starts = np.arange(rows)[:, None] * src.cols
     score = flat[starts + np.arange(n)]
