@@ -135,6 +135,15 @@ class Finding:
 _CONFLICTS = {"R": ("W", "A"), "W": ("R", "W", "A"), "A": ("R", "W")}
 
 
+def _join_into(clock: list[int], other: list[int]) -> None:
+    """clock = max(clock, other) elementwise, in place (other no longer than clock)."""
+    i = 0
+    for v in other:
+        if v > clock[i]:
+            clock[i] = v
+        i += 1      # noqa: SIM113 - a counter beats enumerate's tuples in this hot loop
+
+
 class _Lane:
     """One (thread, kind) of a buffer: each byte range (start, end, runs; an int
     ``start << _SHIFT | end`` without runs) maps to its latest access, the int
@@ -232,10 +241,9 @@ class HazardChecker:
         return clock
 
     def _join(self, tid: int, other: list[int]) -> None:
-        clock = self.clocks[tid]
-        if len(other) < len(clock):         # published before newer threads began
-            other = other + [0] * (len(clock) - len(other))
-        clock[:] = map(max, clock, other)   # in place: the current op holds this list
+        # in place (the current op holds this list); a shorter ``other`` was published
+        # before newer threads began: their entries are 0
+        _join_into(self.clocks[tid], other)
 
     # --- events from the executor ------------------------------------------------------
     def begin_op(self, core: Core, op: Operation, spec: OpSpec, args: list[Any],
@@ -359,8 +367,12 @@ class HazardChecker:
                 _, t, pending = entry
                 c = clocks[t]
                 c[t] += 1
-                if pending:
-                    c[:] = map(max, c, pending.popleft()[0])    # in place: handles hold it
+                if pending:                 # join in place (handles hold c); a plain
+                    i = 0                       # loop: ~5x faster than map(max, ...)
+                    for v in pending.popleft()[0]:
+                        if v > c[i]:
+                            c[i] = v
+                        i += 1  # noqa: SIM113 - (as in _join_into)
                 if t == tid:
                     epoch = c[t]
                     stamp = epoch << _OPB | opx
