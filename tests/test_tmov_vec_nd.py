@@ -92,3 +92,69 @@ def test_a2a3_block_copies_replay():
         m.TMOV(w, v)
         np.testing.assert_array_equal(m.read(w.ptr, 8 * 64), m.read(v.ptr, 8 * 64))
     assert ("TMOV", id(w)) in {(key[0], key[1]) for key in m._tile_plans}
+
+
+DN_KERNEL = """module attributes {pto.target_arch = "TARGET", pto.kernel_kind = #pto.kernel_kind<vector>} {
+  func.func @k(%src: !pto.ptr<f32, gm>, %dst: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c128 = arith.constant 128 : index
+    %sv = pto.make_tensor_view %src, shape = [%c1, %c1, %c1, %c16, %c8],
+      strides = [%c128, %c128, %c128, %c1, %c16] : !pto.tensor_view<1x1x1x16x8xf32>
+    %dv = pto.make_tensor_view %dst, shape = [%c1, %c1, %c1, %c16, %c8],
+      strides = [%c128, %c128, %c128, %c1, %c16] : !pto.tensor_view<1x1x1x16x8xf32>
+    %a = pto.alloc_tile : !pto.tile_buf<vec, 16x8xf32, valid=11x5, blayout=col_major>
+    %b = pto.alloc_tile : !pto.tile_buf<vec, 16x8xf32, blayout=col_major>
+    pto.tload ins(%dv : !pto.tensor_view<1x1x1x16x8xf32>)
+      outs(%b : !pto.tile_buf<vec, 16x8xf32, blayout=col_major>)
+    pto.tload ins(%sv : !pto.tensor_view<1x1x1x16x8xf32>)
+      outs(%a : !pto.tile_buf<vec, 16x8xf32, valid=11x5, blayout=col_major>)
+    pto.set_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]
+    pto.tmov ins(%a : !pto.tile_buf<vec, 16x8xf32, valid=11x5, blayout=col_major>)
+      outs(%b : !pto.tile_buf<vec, 16x8xf32, blayout=col_major>)
+    pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%b : !pto.tile_buf<vec, 16x8xf32, blayout=col_major>)
+      outs(%dv : !pto.tensor_view<1x1x1x16x8xf32>)
+    return
+  }
+}
+"""
+
+
+def test_pto_tmov_dn_to_dn_runs_as_ptoas_compiles_it_on_a5():
+    """PTOAS's a5 pass turns a Vec DN -> DN tmov into TMOV of the ND tiles of the
+    transposed shapes (8 x 16, valid 5 x 11): exactly the shared valid region moves."""
+    from ptosim.kernel import Kernel
+
+    k = Kernel.from_text(DN_KERNEL.replace("TARGET", "a5"), "k.pto")
+    col_major = np.arange(128, dtype=np.float32)                 # 8 columns of 16
+    run = k.run({"src": col_major, "dst": np.full(128, -1.0, np.float32)})
+    got = run.outputs["dst"].reshape(8, 16)                     # [column][row]
+    want = np.full((8, 16), -1.0, np.float32)
+    want[:5, :11] = col_major.reshape(8, 16)[:5, :11]
+    np.testing.assert_array_equal(got, want)
+    assert not run.findings
+
+
+def test_python_tmov_dn_to_dn_stays_pto_isa_s():
+    """The Python face follows pto-isa's C++ (a5's generic row copy ignores the layout):
+    not modelled, refused by name."""
+    m = ptosim.Machine(target="a5")
+    a = m.tile("Vec", "f32", 16, 8, blayout="ColMajor")
+    b = m.tile("Vec", "f32", 16, 8, blayout="ColMajor")
+    with pytest.raises(ptosim.NotImplementedOpError,
+                       match="TMOV Vec -> Vec is implemented for ND tiles"):
+        m.TMOV(b, a)
+
+
+def test_pto_tmov_dn_to_dn_on_a2a3_is_not_rewritten():
+    from ptosim.kernel import Kernel
+
+    text = DN_KERNEL.replace("TARGET", "a2a3").replace("valid=11x5, ", "")
+    k = Kernel.from_text(text, "k.pto")
+    with pytest.raises(ptosim.NotImplementedOpError,
+                       match="TMOV Vec -> Vec is implemented for ND tiles"):
+        k.run({"src": np.zeros(128, np.float32), "dst": np.zeros(128, np.float32)})

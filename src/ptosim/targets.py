@@ -107,6 +107,9 @@ class Target:
     # TMovVecToVec); else copy_ubuf_to_ubuf in 32 B blocks, whole rows when the widths
     # allow (A2A3 TMovToVecImpl)
     tmov_vec_exact: bool = False
+    # PTOAS compiles a `.pto` tmov between Vec DN tiles as TMOV of ND tiles of the
+    # transposed shapes (its A5 normalise-TMOV pass)
+    tmov_dn_as_nd: bool = False
     # TTRANS needs both tiles' rows to be whole 32-byte blocks (A5 TTrans.hpp)
     ttrans_row_blocks: bool = False
     # TTRANS conv-tile forms ("SRC->DST" layout pairs) the target's TTrans.hpp has code for
@@ -324,6 +327,7 @@ A5 = Target(
     fillpad_from_valid_col=True,
     fillpad_rows_unsigned=True,
     tmov_vec_exact=True,
+    tmov_dn_as_nd=True,
     max_blocks=36,
     tile_layouts={**_TILE_LAYOUTS_COMMON,
                   "Vec": _VEC_LAYOUTS | {("ZN", 512), ("NZ", 1024), ("ZZ", 32)},

@@ -863,8 +863,15 @@ class TMovOp(_AccQuantOp):
     pre_quant_scalar = opt_operand_def()
 
     def tile_method(self) -> str | None:
-        """TMOV_FP with an fp operand (PTOAS's lowering), else the SPEC's TMOV."""
-        return "TMOV_FP" if self.fp is not None else None
+        """TMOV_FP with an fp operand (PTOAS's lowering); between two Vec DN tiles TMOV as
+        PTOAS compiles it (a5: as ND tiles of the transposed shapes); else the SPEC's."""
+        if self.fp is not None:
+            return "TMOV_FP"
+        if all(isinstance(t, TileBufType) and t.loc.data == "vec"
+               and (t.blayout.data, t.slayout.data) == ("col_major", "none_box")
+               for t in (self.src.type, self.dst.type)):
+            return "_tmov_text"
+        return None
 
 
 @irdl_op_definition

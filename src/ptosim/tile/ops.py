@@ -7,7 +7,7 @@ op's name, with the micro-op named in the message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from .acc import AccOps
 from .acc_fp import scalar_quant
 from .conv import ConvTile, conv_tile
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
+from .shape import treshape
 from .tensor import GlobalTensor, make_global_tensor
 from .tile import COMPACT_MODES, SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
 
@@ -567,6 +568,17 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             else:
                 raise NotImplementedOpError(f"TMOV {pair[0]} -> {pair[1]} is not implemented "
                                             f"yet", op=op)
+
+    def _tmov_text(self, dst: Tile, src: Tile, **kw: Any) -> None:
+        """``pto.tmov`` as PTOAS compiles it: on a5 a Vec DN -> DN pair becomes TMOV of
+        the ND tiles of the transposed shapes and valid regions over the same bytes (its
+        PTOA5NormalizeTMov pass inserts the two treshapes); every other pair is TMOV."""
+        if self.target.tmov_dn_as_nd and all(
+                isinstance(t, Tile) and t.tile_type == "Vec" and t.name == "DN"
+                for t in (dst, src)):
+            dst, src = (treshape(self, t, rows=t.cols, cols=t.rows, blayout="RowMajor",
+                                 valid=(t.valid[1], t.valid[0])) for t in (dst, src))
+        self.TMOV(dst, src, **kw)
 
     def _tmov_vec(self, dst: Tile, src: Tile) -> None:
         """Vec -> Vec (ND) over the valid region both tiles share. a5 stores exactly those
