@@ -124,7 +124,7 @@ def test_more_pushes_than_slots_without_pops_deadlocks_the_producer() -> None:
     # a5's TPipe constructor credits SyncPeriod frees up front: pushes 2 and 4 take them,
     # push 6 waits for a TFREE that never comes
     text = c2v_kernel(7, 2, pop=False)
-    with pytest.raises(DeadlockError, match="block0.aic waits in pto.tpush_to_aiv"):
+    with pytest.raises(DeadlockError, match=r"block0\.aic waits in pto\.tpush_to_aiv"):
         Kernel.from_text(text, "pipe.pto").run(_inputs(7), target="a5")
 
 
@@ -169,11 +169,11 @@ def test_verifier_rules(old: str, new: str, message: str) -> None:
 def test_push_on_an_uninitialised_pipe() -> None:
     text = c2v_kernel(1).replace("pto.tpush_to_aiv(%acc : " + ACC + ") {id = 0,",
                                  "pto.tpush_to_aiv(%acc : " + ACC + ") {id = 4,")
-    with pytest.raises(Exception, match="pipe id 4 is not initialised on block0.aic"):
+    with pytest.raises(Exception, match=r"pipe id 4 is not initialised on block0\.aic"):
         Kernel.from_text(text, "pipe.pto").run(_inputs(1), target="a5")
 
 
 def test_tile_larger_than_the_slot() -> None:
     text = c2v_kernel(1).replace("slot_size = 1024", "slot_size = 512")
-    with pytest.raises(Exception, match="does not fit the pipe's 512 B slot"):
+    with pytest.raises(Exception, match=r"does not fit the pipe's 512 B slot"):
         Kernel.from_text(text, "pipe.pto").run(_inputs(1), target="a5")

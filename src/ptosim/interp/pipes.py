@@ -127,10 +127,8 @@ def _reserve(ex: Executor, space: str, size: int, base: int | None) -> int:
     m: Any = ex.m
     nxt = m.__dict__.setdefault("_tile_next", {})
     subs = (0, 1) if space == "ub" else (0,)
-    if base is None:
-        start = -(-max(nxt.get((space, s), 0) for s in subs) // 32) * 32
-    else:
-        start = base
+    start = base if base is not None else \
+        -(-max(nxt.get((space, s), 0) for s in subs) // 32) * 32
     if start + size > m.target.capacity[space]:
         raise VerifyError(f"no room for a {size} B reserved buffer in {space} "
                           f"({m.target.capacity[space]} B, {start} B in use)",
@@ -232,7 +230,7 @@ def _pipe(ex: Executor, st: CoreState, op: Operation, direction: int) -> Pipe:
 def _slot_tile(ex: Executor, st: CoreState, op: Operation, t: Any, base: int, pipe: Pipe,
                index: int) -> Any:
     from ..frontend import tile_info
-    info = tile_info(t) if not isinstance(t, dict) else t
+    info: dict[str, Any] = tile_info(t) if not isinstance(t, dict) else t
     addr = base + (index % pipe.slot_num) * pipe.slot_size
     nbytes = int(info["rows"]) * int(info["cols"]) * _size(info["dtype"])
     if nbytes > pipe.slot_size:
