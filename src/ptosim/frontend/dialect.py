@@ -43,6 +43,7 @@ from .dma_ops import (
 )
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from .generated_ops import generated_ops
+from .pipe_ops import PIPE_OPS
 from .pointer_ops import AddPtrOp, CastPtrOp
 from .structure_ops import (
     GetBlockIdxOp,
@@ -102,7 +103,7 @@ OTHER_OPS = (
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
-    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS,
+    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS, *PIPE_OPS,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:

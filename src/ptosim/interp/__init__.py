@@ -45,6 +45,9 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
     kernels = [f for f in funcs.values() if any(a in f.attributes for a in KERNEL_ATTRS)]
     if len(kernels) == 1:
         return kernels[0]
+    entries = [f for f in funcs.values() if "pto.entry" in f.attributes]
+    if not kernels and len(entries) == 1:   # PTOAS's entry marker (pipe kernels' callers)
+        return entries[0]
     defined = [f for f in funcs.values() if not is_declaration(f)]   # not the callees'
     if not kernels and len(defined) == 1:                            # declarations
         return defined[0]

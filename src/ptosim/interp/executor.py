@@ -38,6 +38,7 @@ from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
 from ..targets import canonical_space
+from . import pipes
 from .overlap import TileOverlap
 from .tiles import Memref, alloc_tile, make_view, memref_operands, partition, tile_op_args
 
@@ -925,6 +926,10 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
     "pto.mem_bar": _mem_bar,
     "pto.sync.set": _sync_set, "pto.print": _print_scalar,
+    "pto.reserve_buffer": pipes.reserve_buffer,
+    "pto.import_reserved_buffer": pipes.import_reserved_buffer,
+    "pto.aic_initialize_pipe": pipes.init_pipe, "pto.aiv_initialize_pipe": pipes.init_pipe,
+    "pto.tfree_from_aic": pipes.tfree, "pto.tfree_from_aiv": pipes.tfree,
 }
 
 
@@ -1321,7 +1326,7 @@ def _scf_if(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None,
 
 def _section(kind: str) -> Callable[..., Generator[Wait, None, None]]:
     def run(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
-        if st.core.kind == kind:
+        if st.core.kind == kind and not pipes.skips_nosplit_guard(ex, st, op):
             yield from ex.run_region(st, op.regions[0])
         return None
     return run
@@ -1347,10 +1352,20 @@ def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, No
 def _call(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, list[Any]]:
     callee = op.properties["callee"].string_value()  # type: ignore[attr-defined]
     func = ex.sync.lookup_function(callee)
+    kind = func.attributes.get("pto.kernel_kind")
+    if kind is not None and not _runs_kind(str(kind), st.core.kind):
+        return []           # PTOAS guards a kernel_kind function with its core's macro
+    if kind is not None and pipes.skips_nosplit_guard(ex, st, func):
+        return []
     inner = CoreState(st.core, st.ctrl, regs=st.regs, flags=st.flags)
     out = yield from ex.run_function(inner, func, [st.env[v] for v in op.operands])
     st.ctrl = inner.ctrl
     return out
+
+
+def _runs_kind(kind: str, core_kind: str) -> bool:
+    """Whether a function marked ``#pto.kernel_kind<...>`` runs on a core of this kind."""
+    return ("cube" if "cube" in kind else "vector") == core_kind
 
 
 # --- the same control flow as ordinary calls, for regions in which nothing can wait ------
@@ -1401,7 +1416,7 @@ def _scf_if_plain(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
 
 def _section_plain(kind: str) -> Callable[..., None]:
     def run(ex: Executor, st: CoreState, op: Operation) -> None:
-        if st.core.kind == kind:
+        if st.core.kind == kind and not pipes.skips_nosplit_guard(ex, st, op):
             _plain_region(ex, st, op.regions[0])
     return run
 
@@ -1420,12 +1435,15 @@ _PLAIN: dict[str, Callable[..., Any]] = {
     "pto.section.cube": _section_plain("cube"), "pto.section.vector": _section_plain("vector"),
     "pto.vecscope": _vecscope_plain, "pto.strict_vecscope": _vecscope_plain,
 }
-_SUSPENDS = frozenset({"pto.sync.wait", "func.call"})   # may yield to the scheduler
+_SUSPENDS = frozenset({"pto.sync.wait", "func.call", "pto.tpush_to_aiv", "pto.tpush_to_aic",
+                       "pto.tpop_from_aic", "pto.tpop_from_aiv"})   # may yield to the scheduler
 
 _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "scf.for": _scf_for, "scf.if": _scf_if,
     "pto.section.cube": _section("cube"), "pto.section.vector": _section("vector"),
     "pto.sync.wait": _sync_wait, "func.call": _call,
+    "pto.tpush_to_aiv": pipes.tpush, "pto.tpush_to_aic": pipes.tpush,
+    "pto.tpop_from_aic": pipes.tpop, "pto.tpop_from_aiv": pipes.tpop,
     "pto.vecscope": _vecscope, "pto.strict_vecscope": _vecscope,
 }
 

@@ -56,7 +56,9 @@ class SyncService:
             return [(core.block, direction, aiv, ident) for aiv in (0, 1)]
         return [(core.block, direction, ident // SEMAPHORES, ident % SEMAPHORES)]
 
-    def signal(self, core: Core, ident: int, op: Operation) -> None:
+    def signal(self, core: Core, ident: int, op: Operation, pipe: str | None = None) -> None:
+        """Set semaphore ``ident`` from ``core``; ``pipe``: the setting pipe when the op
+        has none of its own (the tile pipes' flags)."""
         keys = self._cells(core, ident, True, op)
         for key in keys:
             value = self.count.get(key, 0) + 1
@@ -65,16 +67,17 @@ class SyncService:
                                   f"(more than {SEM_MAX} sets without a wait)", op=op.name)
             self.count[key] = value
         if self.observer is not None:
-            self.observer.sync_set(core, op.pipe(), keys, op)  # type: ignore[attr-defined]
+            self.observer.sync_set(core, pipe or op.pipe(), keys, op)  # type: ignore[attr-defined]
 
-    def wait(self, core: Core, ident: int, op: Operation) -> Generator[Wait, None, None]:
+    def wait(self, core: Core, ident: int, op: Operation, pipe: str | None = None
+             ) -> Generator[Wait, None, None]:
         keys = self._cells(core, ident, False, op)
         while not all(self.count.get(k, 0) > 0 for k in keys):
             yield Wait(op, [(k, 1) for k in keys], ", ".join(_describe(k) for k in keys))
         for k in keys:
             self.count[k] -= 1
         if self.observer is not None:
-            self.observer.sync_wait(core, op.pipe(), keys, op)  # type: ignore[attr-defined]
+            self.observer.sync_wait(core, pipe or op.pipe(), keys, op)  # type: ignore[attr-defined]
 
     def ready(self, wait: Wait) -> bool:
         return all(self.count.get(k, 0) >= n for k, n in wait.cells)

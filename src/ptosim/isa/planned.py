@@ -36,10 +36,10 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
     _op("TPREFETCH_ASYNC", "memory", "pto.tprefetch_async", "pto.get_prefetch_async_session",
         "pto.make_prefetch_async_context"),
-    _op("TPUSH", "pipes and sync", "pto.tpush", "pto.tpush_to_aic", "pto.tpush_to_aiv"),
-    _op("TPOP", "pipes and sync", "pto.tpop", "pto.tpop_from_aic", "pto.tpop_from_aiv"),
+    _op("TPUSH", "pipes and sync", "pto.tpush"),      # the frontend forms run (.pto, a5)
+    _op("TPOP", "pipes and sync", "pto.tpop"),
     _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
-    _op("TFREE", "pipes and sync", "pto.tfree", "pto.tfree_from_aic", "pto.tfree_from_aiv"),
+    _op("TFREE", "pipes and sync", "pto.tfree"),
     _op("SYNCALL", "pipes and sync", "pto.syncall"),
     _op("TSYNC", "pipes and sync", "pto.tsync"),
     _op("SET_QUANT_SCALAR", "pipes and sync"),
@@ -50,7 +50,7 @@ MANUAL: tuple[PlannedOp, ...] = (
 # memory and atomics, communication collectives, buffer reservation, register-level cube
 # forms ...). Names only; none of them runs in ptosim.
 PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
-    absf aic_initialize_pipe aiv_initialize_pipe atomic_add atomic_and atomic_cas atomic_exch
+    absf atomic_add atomic_and atomic_cas atomic_exch
     atomic_max atomic_min atomic_or atomic_sub atomic_xor barrier_sync bind_tile bitcast ceil
     comm.build_async_session comm.tbroadcast comm.test_async_event comm.tgather comm.tget
     comm.tget_async comm.tnotify comm.tput comm.tput_async comm.treduce comm.tscatter
@@ -58,11 +58,11 @@ PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
     copy_gm_to_cbuf_multi_nd2nz copy_matrix_cc_to_cbuf copy_matrix_cc_to_gm
     copy_matrix_cc_to_ub declare_eventid_array declare_global declare_local_array declare_tile
     declare_tile_memref eventid_array_get eventid_array_set floor fma
-    import_reserved_buffer initialize_l2g2l_pipe initialize_l2l_pipe
+    initialize_l2g2l_pipe initialize_l2l_pipe
     inttoptr keep ldg load load_cbuf_to_ca_s4 load_cbuf_to_cb_mx load_cbuf_to_cb_s4
     local_array_get local_array_set mad_bias_raw mad_mx_bias_raw mad_mx_raw mad_raw
     materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint record_event redux_add
-    redux_max redux_min reserve_buffer resume rint round set_atomic_s32 set_atomic_s8 set_ffts
+    redux_max redux_min resume rint round set_atomic_s32 set_atomic_s8 set_ffts
     shuffle_bfly shuffle_down shuffle_idx shuffle_up simd.tile_to_memref simt_launch sqrt stg
     store store_vfsimt_info syncthreads threadfence
     threadfence_block trap uvld vdintlvv2 vintlvv2

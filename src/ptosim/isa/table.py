@@ -9,6 +9,7 @@ from . import (
     legacy,
     tile_extra,
     tile_handle,
+    tile_pipe,
     tile_shape,
     tile_sort,
     tile_vector,
@@ -195,6 +196,7 @@ _ROWS += vector_rearrange.ROWS + vector_gather.ROWS
 _ROWS += tile_sort.ROWS
 _ROWS += tile_extra.ROWS + tile_shape.ROWS + tile_handle.ROWS
 _ROWS += vector_stream.ROWS
+_ROWS += tile_pipe.ROWS
 
 REGISTRY: dict[str, OpSpec] = {s.name: s for s in _ROWS}
 assert len(REGISTRY) == len(_ROWS), "an op is listed twice"

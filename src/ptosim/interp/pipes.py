@@ -1,0 +1,361 @@
+"""The a5 cube <-> vector tile pipes (pto-isa include/pto/npu/a5/TPush.hpp, TPop.hpp,
+TFree.hpp; PTOAS's frontend pipe ops) on ptosim's cores and semaphores.
+
+A pipe is a ring of ``slot_num`` slots of ``slot_size`` bytes in the *consumer's* local
+memory: C2V slots in each AIV's UB (``c2v_consumer_buf``), V2C slots in the AIC's L1
+(``v2c_consumer_buf``). Each core keeps its own producer and consumer tile counters. The
+cross-core flags are the block's intra-block semaphores (`SyncService`), with a5's ids:
+
+- C2V: data ready ``flag`` (cube sets on FIX, AIV waits on V), slot free ``flag + 1`` (AIV
+  sets on V, cube waits on FIX); V2C (dir_mask 2): ready ``flag`` (AIV sets on MTE3, cube
+  waits on MTE1), free ``flag + 1`` (cube sets on MTE1, AIV waits on MTE3); with both
+  directions (dir_mask 3) V2C uses ``flag + 2`` / ``flag + 3``. A split pipe also addresses
+  AIV1 (cube ids + 16).
+- TPUSH waits for a free slot only from its ``slot_num``-th tile on, every ``SyncPeriod``
+  tiles (``slot_num`` if <= 2, else half); it moves the tile into slot ``index % slot_num``
+  (Acc -> Vec through FIXPIPE, Vec -> Mat as TINSERT on MTE3) and sets data ready.
+- TPOP waits for data ready and binds the result tile to its slot (no bytes move); TFREE
+  sets slot free after every ``SyncPeriod``-th tile. Initialising the pipe on the consumer
+  side sets slot free ``SyncPeriod`` times (TPipe's constructor).
+
+A TPOP with nothing pushed blocks its core like a `pto.sync.wait`; if no core can set the
+flag the scheduler reports a deadlock naming the op. See docs/semantics.md, "Tile pipes".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from xdsl.ir import Operation
+
+from ..errors import NotImplementedOpError, PtoError, VerifyError
+
+if TYPE_CHECKING:
+    from .executor import CoreState, Executor
+
+_VEC_OFFSET = 16            # cube-side semaphore ids 16-31 address AIV1
+_SPLIT_MODE = {0: "SingleModeVec0", 1: "DualModeSplitM", 2: "DualModeSplitN"}
+
+
+class PipeError(PtoError):
+    """A pipe used in a way its TPipe cannot serve (no initialisation, a tile that does not
+    fit its slot, a split the hardware refuses)."""
+
+
+def _int(op: Operation, key: str, default: int | None = None) -> int | None:
+    from ..frontend.pipe_ops import int_attr
+    return int_attr(op, key, default)  # type: ignore[arg-type]
+
+
+@dataclass
+class Pipe:
+    """One core's TPipe object: the ring's shape, buffers, flags and its tile counters."""
+
+    ident: int
+    dir_mask: int
+    slot_size: int
+    slot_num: int
+    nosplit: bool
+    flag: int
+    c2v_buf: int | None
+    v2c_buf: int | None
+    prod: int = 0
+    cons: int = 0
+
+    @property
+    def period(self) -> int:
+        return self.slot_num if self.slot_num <= 2 else self.slot_num // 2
+
+
+@dataclass
+class PipePlan:
+    """Module-wide facts decided before the run: reserved buffer addresses, each pipe
+    id's flag base and whether it is split."""
+
+    reserved: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
+    flags: dict[int, int] = field(default_factory=dict)
+    nosplit: dict[int, bool] = field(default_factory=dict)
+    per_core: dict[tuple[Any, int], Pipe] = field(default_factory=dict)
+
+
+def plan(ex: Executor) -> PipePlan:
+    """The run's `PipePlan`, built once from every function of the module."""
+    got: PipePlan | None = getattr(ex, "_pipe_plan", None)
+    if got is not None:
+        return got
+    from ..frontend.pipe_ops import ReserveBufferOp, _InitPipe
+    p = PipePlan()
+    splits: dict[int, set[int]] = {}
+    widths: dict[int, int] = {}
+    explicit: dict[int, bool] = {}
+    for fname, func in ex.sync.functions.items():
+        for op in func.walk():
+            if isinstance(op, ReserveBufferOp):
+                space = "ub" if op.space_name() == "vec" else "l1"
+                size = int(_int(op, "size"))  # type: ignore[arg-type]
+                base = _int(op, "base")
+                p.reserved[(fname, op.buffer_name())] = (space, _reserve(ex, space, size,
+                                                                          base))
+            elif isinstance(op, _InitPipe):
+                ident = int(_int(op, "id", 0))  # type: ignore[arg-type]
+                widths[ident] = max(widths.get(ident, 0),
+                                    4 if _int(op, "dir_mask") == 3 else 2)
+                ns = _int(op, "nosplit")
+                if ns is not None:
+                    explicit[ident] = bool(ns)
+            elif op.name.startswith(("pto.tpush_to_", "pto.tpop_from_", "pto.tfree_from_")):
+                splits.setdefault(int(_int(op, "id", 0)), set()).add(  # type: ignore[arg-type]
+                    int(_int(op, "split")))  # type: ignore[arg-type]
+    # flag bases as PTOAS's ResolveReservedBuffers picks them: even, non-overlapping, in
+    # the order the pipes appear (width 4 for both directions, else 2)
+    nxt = 0
+    for ident in widths:
+        p.flags[ident] = nxt
+        nxt += widths[ident] + widths[ident] % 2
+        # nosplit: explicit, else inferred from the split of the ops that use the pipe
+        used = splits.get(ident, set())
+        p.nosplit[ident] = explicit.get(ident, used == {0})
+    ex._pipe_plan = p  # type: ignore[attr-defined]
+    return p
+
+
+def _reserve(ex: Executor, space: str, size: int, base: int | None) -> int:
+    """A reserved slot buffer's address: ``base``, else placed like an automatic tile
+    (in UB at one address in both sub-blocks, as the cube writes both at that address)."""
+    m: Any = ex.m
+    nxt = m.__dict__.setdefault("_tile_next", {})
+    subs = (0, 1) if space == "ub" else (0,)
+    start = base if base is not None else \
+        -(-max(nxt.get((space, s), 0) for s in subs) // 32) * 32
+    if start + size > m.target.capacity[space]:
+        raise VerifyError(f"no room for a {size} B reserved buffer in {space} "
+                          f"({m.target.capacity[space]} B, {start} B in use)",
+                          op="pto.reserve_buffer")
+    for s in subs:
+        nxt[(space, s)] = max(nxt.get((space, s), 0), start + size)
+    return start
+
+
+def reserve_buffer(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    fname = _function_of(op)
+    return [plan(ex).reserved[(fname, op.buffer_name())][1]]  # type: ignore[attr-defined]
+
+
+def import_reserved_buffer(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    key = (op.peer(), op.buffer_name())  # type: ignore[attr-defined]
+    found = plan(ex).reserved.get(key)
+    if found is None:
+        raise PipeError(f"@{key[0]} reserves no buffer named \"{key[1]}\"", op=op.name)
+    return [found[1]]
+
+
+def _function_of(op: Operation) -> str:
+    parent = op.parent_op()
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent_op()
+    assert parent is not None
+    return parent.properties["sym_name"].data  # type: ignore[attr-defined]
+
+
+def _require_a5(ex: Executor, op: Operation) -> None:
+    if not ex.m.target.acc_to_vec:      # a5's local FIFOs (L0C -> UB, UB -> L1)
+        raise NotImplementedOpError(
+            f"{op.name} on {ex.m.target.name}: ptosim runs the a5 pipes (local consumer "
+            f"buffers); a2a3's GM FIFO pipes are not implemented yet", op=op.name)
+
+
+def init_pipe(ex: Executor, st: CoreState, op: Operation) -> None:
+    """TPipe's constructor: the pipe's state on this core, and the consumer side's
+    initial slot-free credits."""
+    _require_a5(ex, op)
+    want = "cube" if op.name == "pto.aic_initialize_pipe" else "vector"
+    ex._require_core(st, op, op.name, want)
+    if op.buffer("gm_slot_buffer") is not None or op.buffer("gm_slot_tensor") is not None:  # type: ignore[attr-defined]
+        raise NotImplementedOpError(f"{op.name}: GM slot buffers (a2a3's and a5's GM FIFO "
+                                    f"pipes) are not implemented yet", op=op.name)
+    p = plan(ex)
+    ident = int(_int(op, "id", 0))  # type: ignore[arg-type]
+    dir_mask = int(_int(op, "dir_mask"))  # type: ignore[arg-type]
+    slot_num = _int(op, "slot_num") or (4 if dir_mask == 3 else 8)   # PTOAS defaults
+
+    def buf(name: str) -> int | None:
+        v = op.buffer(name)  # type: ignore[attr-defined]
+        return None if v is None else int(st.env[v])
+
+    pipe = Pipe(ident, dir_mask, int(_int(op, "slot_size")), slot_num,  # type: ignore[arg-type]
+                p.nosplit[ident], p.flags[ident], buf("c2v_consumer_buf"),
+                buf("v2c_consumer_buf"))
+    p.per_core[(st.core, ident)] = pipe
+    for _ in range(pipe.period):        # the consumer frees every slot group once
+        if st.core.kind == "vector" and dir_mask & 1:
+            ex.sync.signal(st.core, pipe.flag + 1, op, pipe="V")
+        if st.core.kind == "cube" and dir_mask & 2:
+            for ident_ in _cube_ids(pipe, _v2c_free(pipe)):
+                ex.sync.signal(st.core, ident_, op, pipe="MTE1")
+
+
+def _v2c_ready(pipe: Pipe) -> int:
+    return pipe.flag + (2 if pipe.dir_mask == 3 else 0)
+
+
+def _v2c_free(pipe: Pipe) -> int:
+    return pipe.flag + (3 if pipe.dir_mask == 3 else 1)
+
+
+def _cube_ids(pipe: Pipe, ident: int) -> list[int]:
+    """The cube-side semaphore ids of a flag: AIV0's, and AIV1's for a split pipe."""
+    return [ident] if pipe.nosplit else [ident, ident + _VEC_OFFSET]
+
+
+def _pipe(ex: Executor, st: CoreState, op: Operation, direction: int) -> Pipe:
+    _require_a5(ex, op)
+    ident = int(_int(op, "id", 0))  # type: ignore[arg-type]
+    pipe = plan(ex).per_core.get((st.core, ident))
+    if pipe is None:
+        init = "pto.aic_initialize_pipe" if st.core.kind == "cube" else "pto.aiv_initialize_pipe"
+        raise PipeError(f"pipe id {ident} is not initialised on {st.core.name}: run {init} "
+                        f"{{id = {ident}, ...}} first", op=op.name)
+    if not pipe.dir_mask & direction:
+        raise PipeError(f"pipe id {ident} has dir_mask {pipe.dir_mask}, which has no "
+                        f"{'C2V' if direction == 1 else 'V2C'} direction", op=op.name)
+    split = int(_int(op, "split"))  # type: ignore[arg-type]
+    if pipe.nosplit != (split == 0):
+        raise PipeError(f"split = {split} on a {'nosplit' if pipe.nosplit else 'split'} pipe "
+                        f"(id {ident}): a pipe's ops are all split = 0 or all split", op=op.name)
+    return pipe
+
+
+def _slot_tile(ex: Executor, st: CoreState, op: Operation, t: Any, base: int, pipe: Pipe,
+               index: int) -> Any:
+    from ..frontend import tile_info
+    info: dict[str, Any] = tile_info(t) if not isinstance(t, dict) else t
+    addr = base + (index % pipe.slot_num) * pipe.slot_size
+    nbytes = int(info["rows"]) * int(info["cols"]) * _size(info["dtype"])
+    if nbytes > pipe.slot_size:
+        raise PipeError(f"a {info['rows']}x{info['cols']} {info['dtype']} tile ({nbytes} B) "
+                        f"does not fit the pipe's {pipe.slot_size} B slot", op=op.name)
+    return addr, info
+
+
+def _size(dtype: Any) -> int:
+    from ..dtypes import dtype as _dtype
+    return _dtype(str(dtype)).size
+
+
+def tpush(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, None]:
+    """TPUSH: wait for a free slot (sparsely), move the tile into it, set data ready."""
+    to_vector = op.name == "pto.tpush_to_aiv"
+    ex._require_core(st, op, op.name, "cube" if to_vector else "vector")
+    pipe = _pipe(ex, st, op, 1 if to_vector else 2)
+    split = int(_int(op, "split"))  # type: ignore[arg-type]
+    tile = st.env[op.operands[0]]
+    i = pipe.prod
+    if i >= pipe.slot_num and i % pipe.period == 0:
+        if to_vector:
+            for ident in _cube_ids(pipe, pipe.flag + 1):
+                yield from ex.sync.wait(st.core, ident, op, pipe="FIX")
+        else:
+            yield from ex.sync.wait(st.core, _v2c_free(pipe), op, pipe="MTE3")
+    if to_vector:
+        if pipe.c2v_buf is None:
+            raise PipeError("the pipe has no c2v_consumer_buf", op=op.name)
+        rows = tile.rows // (2 if split == 1 else 1)
+        cols = tile.cols // (2 if split == 2 else 1)
+        vr = tile.valid[0] // (2 if split == 1 else 1)
+        vc = tile.valid[1] // (2 if split == 2 else 1)
+        info = {"tile_type": "Vec", "dtype": tile.dtype.name, "rows": rows, "cols": cols,
+                "valid": (vr, vc), "blayout": "RowMajor", "slayout": "NoneBox",
+                "fractal": 512, "pad": "Null"}
+        addr, _ = _slot_tile(ex, st, op, info, pipe.c2v_buf, pipe, i)
+        from .tiles import alloc_tile
+        dst = alloc_tile(ex.m, info, addr, None, None, 0, op)
+        mode = _SPLIT_MODE[split]
+        ex._invoke(st, op, op.SPEC, [dst, tile], {"mode": mode},  # type: ignore[attr-defined]
+                   call=ex.m.TMOV)  # type: ignore[attr-defined]
+    else:
+        if pipe.v2c_buf is None:
+            raise PipeError("the pipe has no v2c_consumer_buf", op=op.name)
+        rows = tile.rows * (2 if split == 1 else 1)
+        cols = tile.cols * (2 if split == 2 else 1)
+        info = {"tile_type": "Mat", "dtype": tile.dtype.name, "rows": rows, "cols": cols,
+                "valid": (tile.valid[0] * (2 if split == 1 else 1),
+                          tile.valid[1] * (2 if split == 2 else 1)),
+                "blayout": "ColMajor", "slayout": "RowMajor", "fractal": 512, "pad": "Null"}
+        addr, _ = _slot_tile(ex, st, op, info, pipe.v2c_buf, pipe, i)
+        from .tiles import alloc_tile
+        dst = alloc_tile(ex.m, info, addr, None, None, 0, op)
+        r0 = tile.valid[0] * st.core.sub if split == 1 else 0
+        c0 = tile.valid[1] * st.core.sub if split == 2 else 0
+        ex._invoke(st, op, op.SPEC, [dst, tile, r0, c0], {},  # type: ignore[attr-defined]
+                   call=ex.m.TINSERT)  # type: ignore[attr-defined]
+    pipe.prod = i + 1
+    if to_vector:
+        for ident in _cube_ids(pipe, pipe.flag):
+            ex.sync.signal(st.core, ident, op, pipe="FIX")
+    else:
+        ex.sync.signal(st.core, _v2c_ready(pipe), op, pipe="MTE3")
+    return None
+
+
+def tpop(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, list[Any]]:
+    """TPOP: wait for data ready, bind the result tile to the slot (a5: no bytes move)."""
+    from_cube = op.name == "pto.tpop_from_aic"
+    ex._require_core(st, op, op.name, "vector" if from_cube else "cube")
+    pipe = _pipe(ex, st, op, 1 if from_cube else 2)
+    if from_cube:
+        yield from ex.sync.wait(st.core, pipe.flag, op, pipe="V")
+        base = pipe.c2v_buf
+    else:
+        for ident in _cube_ids(pipe, _v2c_ready(pipe)):
+            yield from ex.sync.wait(st.core, ident, op, pipe="MTE1")
+        base = pipe.v2c_buf
+    if base is None:
+        raise PipeError(f"the pipe has no {'c2v' if from_cube else 'v2c'}_consumer_buf",
+                        op=op.name)
+    addr, info = _slot_tile(ex, st, op, op.results[0].type, base, pipe, pipe.cons)
+    pipe.cons += 1
+    from .tiles import alloc_tile
+    vr = vc = None
+    if op.operands:
+        vr, vc = (int(st.env[v]) for v in op.operands)
+    sub = st.core.sub if st.core.kind == "vector" else 0
+    return [alloc_tile(ex.m, info, addr, vr, vc, sub, op)]
+
+
+def tfree(ex: Executor, st: CoreState, op: Operation) -> None:
+    """TFREE: slot free after every SyncPeriod-th popped tile."""
+    from_cube = op.name == "pto.tfree_from_aic"
+    ex._require_core(st, op, op.name, "vector" if from_cube else "cube")
+    pipe = _pipe(ex, st, op, 1 if from_cube else 2)
+    if pipe.cons == 0:
+        raise PipeError(f"nothing popped from pipe id {pipe.ident} yet: TFREE releases the "
+                        f"slot of the last TPOP", op=op.name)
+    if pipe.cons % pipe.period:
+        return
+    if from_cube:
+        ex.sync.signal(st.core, pipe.flag + 1, op, pipe="V")
+    else:
+        for ident in _cube_ids(pipe, _v2c_free(pipe)):
+            ex.sync.signal(st.core, ident, op, pipe="MTE1")
+
+
+def skips_nosplit_guard(ex: Executor, st: CoreState, region_op: Operation) -> bool:
+    """PTOAS wraps a vector function (or section) that initialises an a5 nosplit pipe in
+    ``if (get_subblockid() == 0)``: AIV1 skips it."""
+    if st.core.kind != "vector" or st.core.sub == 0 or not ex.m.target.acc_to_vec:
+        return False
+    cache = ex.__dict__.setdefault("_nosplit_guard", {})
+    if region_op not in cache:
+        cache[region_op] = _nosplit_only(ex, region_op)
+    return bool(cache[region_op])
+
+
+def _nosplit_only(ex: Executor, region_op: Operation) -> bool:
+    from ..frontend.pipe_ops import AivInitializePipeOp
+    inits = [op for op in region_op.walk() if isinstance(op, AivInitializePipeOp)]
+    if not inits:
+        return False
+    p = plan(ex)
+    return all(p.nosplit.get(int(_int(op, "id", 0)), True) for op in inits)  # type: ignore[arg-type]
