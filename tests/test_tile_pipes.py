@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptosim.errors import DeadlockError, NotImplementedOpError, PtoSyntaxError
+from ptosim.errors import DeadlockError, NotImplementedOpError, PtoSyntaxError, VerifyError
 from ptosim.kernel import Kernel
 
 ACC = ("!pto.tile_buf<loc=acc, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, "
@@ -45,7 +45,7 @@ def c2v_kernel(n: int, slot_num: int = 2, pop: bool = True, init: str = "") -> s
     %cn = arith.constant {n} : index
     %rows = arith.constant {16 * n} : index
     %imp = pto.import_reserved_buffer {{name = "c2v_fifo", peer_func = @vec}} -> i32
-    {init or f'pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 1024, slot_num = {slot_num}}} (c2v_consumer_buf = %imp : i32)'}
+    {init or f'pto.aic_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 1024, slot_num = {slot_num}}} (c2v_consumer_buf = %imp : i32, v2c_consumer_buf = %imp : i32)'}
     %av = pto.make_tensor_view %a, shape = [%rows, %c16], strides = [%c16, %c1] : {view}
     %bv = pto.make_tensor_view %b, shape = [%c16, %c16], strides = [%c16, %c1] : {view}
     %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%c16, %c16] : {view} -> {part}
@@ -73,7 +73,7 @@ def c2v_kernel(n: int, slot_num: int = 2, pop: bool = True, init: str = "") -> s
     %cn = arith.constant {n} : index
     %rows = arith.constant {16 * n} : index
     %buf = pto.reserve_buffer {{name = "c2v_fifo", size = {1024 * slot_num}, location = #pto.address_space<vec>, auto = true}} -> i32
-    pto.aiv_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 1024, slot_num = {slot_num}}} (c2v_consumer_buf = %buf : i32)
+    pto.aiv_initialize_pipe {{id = 0, dir_mask = 1, slot_size = 1024, slot_num = {slot_num}}} (c2v_consumer_buf = %buf : i32, v2c_consumer_buf = %buf : i32)
     %out_v = pto.make_tensor_view %out, shape = [%rows, %c16], strides = [%c16, %c1] : {view}
     %r = pto.alloc_tile : {VEC}
     scf.for %i = %c0 to %cn step %c1 {{
@@ -158,6 +158,14 @@ def test_a2a3_pipes_are_not_implemented() -> None:
      "pushes a loc=acc tile"),
     ("location = #pto.address_space<vec>", "location = #pto.address_space<acc>",
      "location must be #pto.address_space<vec> or <mat>"),
+    ("(c2v_consumer_buf = %imp : i32, v2c_consumer_buf = %imp : i32)",
+     "(c2v_consumer_buf = %imp : i32)",
+     "expects 'c2v_consumer_buf' and 'v2c_consumer_buf' to be provided together"),
+    ("slot_num = 2} (c2v_consumer_buf = %imp", "slot_num = 2, local_slot_num = 4} "
+     "(c2v_consumer_buf = %imp",
+     "expects 'local_slot_num' to be less than or equal to slot_num \\(2\\) for dir_mask = 1"),
+    ("slot_num = 2} (c2v_consumer_buf = %imp", "slot_num = 2, local_slot_num = 0} "
+     "(c2v_consumer_buf = %imp", "expects 'local_slot_num' to be greater than 0"),
 ])
 def test_verifier_rules(old: str, new: str, message: str) -> None:
     text = c2v_kernel(1)
@@ -176,4 +184,13 @@ def test_push_on_an_uninitialised_pipe() -> None:
 def test_tile_larger_than_the_slot() -> None:
     text = c2v_kernel(1).replace("slot_size = 1024", "slot_size = 512")
     with pytest.raises(Exception, match=r"does not fit the pipe's 512 B slot"):
+        Kernel.from_text(text, "pipe.pto").run(_inputs(1), target="a5")
+
+
+def test_local_slot_num_is_a2a3_only() -> None:
+    """PTOAS refuses local_slot_num for a5 (its a2/a3 frontend lowering only)."""
+    text = c2v_kernel(1).replace("slot_num = 2} (c2v_consumer_buf = %imp",
+                                 "slot_num = 2, local_slot_num = 1} (c2v_consumer_buf = %imp")
+    with pytest.raises(VerifyError, match="'local_slot_num' is only supported for a2/a3 "
+                                          "frontend pipe lowering"):
         Kernel.from_text(text, "pipe.pto").run(_inputs(1), target="a5")

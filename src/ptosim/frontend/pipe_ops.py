@@ -216,6 +216,21 @@ class _InitPipe(_PipeOp):
         if ident < 0:
             raise VerifyException(f"{self.name}: id must not be negative, got {ident}")
         names = self.buffer_names()
+        local = "c2v_consumer_buf" in names, "v2c_consumer_buf" in names
+        if "gm_slot_tensor" not in names and "gm_slot_buffer" not in names \
+                and local[0] != local[1]:                           # PTOAS verifier
+            raise VerifyException(f"{self.name}: expects 'c2v_consumer_buf' and "
+                                  f"'v2c_consumer_buf' to be provided together")
+        local_slots = int_attr(self, "local_slot_num")
+        if local_slots is not None:
+            limit = slot_num if slot_num is not None else (4 if dir_mask == 3 else 8)
+            if local_slots <= 0:
+                raise VerifyException(f"{self.name}: expects 'local_slot_num' to be greater "
+                                      f"than 0")
+            if local_slots > limit:
+                raise VerifyException(f"{self.name}: expects 'local_slot_num' to be less than "
+                                      f"or equal to slot_num ({limit}) for dir_mask = "
+                                      f"{dir_mask}")
         if dir_mask & 1 and "c2v_consumer_buf" not in names and "gm_slot_buffer" not in names:
             raise VerifyException(f"{self.name}: dir_mask {dir_mask} (C2V) requires "
                                   f"c2v_consumer_buf")
