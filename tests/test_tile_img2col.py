@@ -331,3 +331,37 @@ def test_pad_value_and_tile_rules():
         m.TTRANS(m.conv_tile("f16", "NCHW", (1, 16, 2, 2)),
                  m.conv_tile("f16", "NC1HWC0", (1, 1, 2, 2, 16), tile_type="Mat"),
                  m.tile("Vec", "f16", 16, 16))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_extract_reprograms_fmatrix_on_a2a3(target):
+    """a2a3's TEXTRACT / TMOV Mat -> Left / Right run the load-3D with FMATRIX = (W = the
+    source's rows or columns, H = 1): SETFMATRIX's value is gone afterwards; a5's are other
+    instructions."""
+    m, a = _setup(target)
+    m.SETFMATRIX(a)
+    m.SETFMATRIX(a, fmatrix_mode="B_MANUAL")
+    before = dict(m.regs)
+    nz = m.tile("Mat", "f16", 32, 64, blayout="ColMajor", slayout="RowMajor")
+    zn = m.tile("Mat", "f16", 48, 32, blayout="RowMajor", slayout="ColMajor")
+    m.TEXTRACT(m.tile("Left", "f16", 16, 32), nz, 16, 0)
+    left_nz = m.regs["fmatrix"]
+    m.TMOV(m.tile("Left", "f16", 48, 32), zn)
+    left_zn = m.regs["fmatrix"]
+    m.TMOV(m.tile("Right", "f16", 48, 32), zn)         # ZN -> Right: load-2D, no FMATRIX
+    right_zn = m.regs["fmatrix_b"]
+    m.TEXTRACT(m.tile("Right", "f16", 32, 32), nz, 0, 32)
+    if target == "a5":
+        assert m.regs == before
+        return
+    assert (left_nz, left_zn) == ((32 | 1 << 16,), (32 | 1 << 16,))
+    assert right_zn == before["fmatrix_b"]
+    assert m.regs["fmatrix_b"] == (32 | 1 << 16,)
+    i8 = m.tile("Mat", "i8", 32, 64, blayout="RowMajor", slayout="ColMajor")
+    m.SETFMATRIX(a)
+    m.TMOV(m.tile("Left", "i8", 32, 64), i8)           # b8 transposing form: load-2D
+    assert m.regs["fmatrix"] == before["fmatrix"]
+    # a TIMG2COL after the TEXTRACT reads the 1 x 32 map it left
+    m.TEXTRACT(m.tile("Left", "f16", 16, 32), nz, 16, 0)
+    with pytest.raises(ptosim.NotImplementedOpError, match=r"pass the 1 x 30"):
+        m.TIMG2COL(m.tile("Left", "f16", 32, 16), a.with_img2col(filter_w=3))

@@ -34,10 +34,8 @@ if TYPE_CHECKING:
     from .ops import TileOps
 
 MODES = ("A_AUTO", "B_AUTO", "A_MANUAL", "B_MANUAL")   # pto-isa's SetFmatrixMode
-# element types of the Left destination (TImg2col.hpp static_asserts)
-TYPES = {"a2a3": ("i8", "f16", "bf16", "f32"),
-         "a5": ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32")}
 FRACTAL = 512
+_ORDER = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32")
 
 
 def _mode(op: str, mode: object) -> str:
@@ -64,9 +62,9 @@ def _fmatrix_bits(cfg: Img2colConfig) -> int:
     return bits
 
 
-def _rpt_bits(target: str, cfg: Img2colConfig) -> int:
+def _rpt_bits(b_pair: bool, cfg: Img2colConfig) -> int:
     bits = cfg.repeat_stride | cfg.repeat_time << 16 | cfg.repeat_mode << 24
-    if target == "a5":                        # a2a3's ConvTile has no dst stride / M position
+    if b_pair:                                # a2a3's ConvTile has no dst stride / M position
         bits |= cfg.dst_stride << 32 | cfg.dst_mposition << 48
     return bits
 
@@ -83,8 +81,8 @@ def _pad_bits(op: str, dt: DType, value: float | int) -> int:
     return u | u << 8 if dt.size == 1 else u
 
 
-def _suffix(target: str, mode: str, *, a2a3_has_b: bool) -> str:
-    return "_b" if mode.startswith("B") and (target == "a5" or a2a3_has_b) else ""
+def _suffix(b_pair: bool, mode: str) -> str:
+    return "_b" if mode.startswith("B") and b_pair else ""
 
 
 def setfmatrix(m: TileOps, src: object, fmatrix_mode: str) -> None:
@@ -92,8 +90,7 @@ def setfmatrix(m: TileOps, src: object, fmatrix_mode: str) -> None:
     mode = _mode(op, fmatrix_mode)
     _, cfg = _conv_src(op, src)
     if mode.endswith("MANUAL"):               # the AUTO modes leave it to TIMG2COL
-        m.regs["fmatrix" + _suffix(m.target.name, mode, a2a3_has_b=True)] = \
-            (_fmatrix_bits(cfg),)
+        m.regs["fmatrix" + _suffix(True, mode)] = (_fmatrix_bits(cfg),)   # both targets
 
 
 def set_img2col_rpt(m: TileOps, src: object, fmatrix_mode: str) -> None:
@@ -101,8 +98,8 @@ def set_img2col_rpt(m: TileOps, src: object, fmatrix_mode: str) -> None:
     mode = _mode(op, fmatrix_mode)
     _, cfg = _conv_src(op, src)
     if mode.endswith("MANUAL"):
-        t = m.target.name
-        m.regs["l3d_rpt" + _suffix(t, mode, a2a3_has_b=False)] = (_rpt_bits(t, cfg),)
+        bp = m.target.img2col_b_pair
+        m.regs["l3d_rpt" + _suffix(bp, mode)] = (_rpt_bits(bp, cfg),)
 
 
 def set_img2col_padding(m: TileOps, src: object, fmatrix_mode: str) -> None:
@@ -110,7 +107,7 @@ def set_img2col_padding(m: TileOps, src: object, fmatrix_mode: str) -> None:
     mode = _mode(op, fmatrix_mode)
     tile, cfg = _conv_src(op, src)
     if mode.endswith("MANUAL"):
-        m.regs["padding" + _suffix(m.target.name, mode, a2a3_has_b=False)] = \
+        m.regs["padding" + _suffix(m.target.img2col_b_pair, mode)] = \
             (_pad_bits(op, tile.dtype, cfg.pad_value),)
 
 
@@ -131,7 +128,7 @@ def _check(m: TileOps, op: str, dst: object, src: ConvTile, cfg: Img2colConfig,
     if dst.dtype.np != src.dtype.np or dst.dtype.name != src.dtype.name:
         raise DtypeError(f"dst and src element types differ: {dst.dtype.name} vs "
                          f"{src.dtype.name}", op=op)
-    legal = TYPES[m.target.name]
+    legal = [d for d in _ORDER if d in m.target.img2col_dtypes]
     if dst.dtype.name not in legal:
         raise DtypeError(f"element type must be one of {', '.join(legal)} on "
                          f"{m.target.name}, got {dst.dtype.name}", op=op, operand="dst")
@@ -163,13 +160,13 @@ def timg2col(m: TileOps, dst: object, src: object, pos_m: object, pos_k: object,
     mode = _mode(op, fmatrix_mode)
     stile, cfg = _conv_src(op, src)
     left, pm, pk = _check(m, op, dst, stile, cfg, pos_m, pos_k)
-    t = m.target.name
+    bp = m.target.img2col_b_pair
     if mode.endswith("AUTO"):   # the op programs the registers itself from the tile
         setfmatrix(m, stile, mode.replace("AUTO", "MANUAL"))
         set_img2col_rpt(m, stile, mode.replace("AUTO", "MANUAL"))
         set_img2col_padding(m, stile, mode.replace("AUTO", "MANUAL"))
-        if t == "a2a3":         # a2a3's auto SetRepeat / SetPadding always write the A pair
-            m.regs["l3d_rpt"] = (_rpt_bits(t, cfg),)
+        if not bp:              # a2a3's auto SetRepeat / SetPadding always write the A pair
+            m.regs["l3d_rpt"] = (_rpt_bits(bp, cfg),)
             m.regs["padding"] = (_pad_bits(op, stile.dtype, cfg.pad_value),)
     b = mode.startswith("B")
     fm_name = "fmatrix_b" if b else "fmatrix"
@@ -177,7 +174,7 @@ def timg2col(m: TileOps, dst: object, src: object, pos_m: object, pos_k: object,
     if fm is None:
         raise VerifyError(f"{fm_name} was never set: issue SETFMATRIX (fmatrix_mode="
                           f"{'B' if b else 'A'}_MANUAL) first, or use an AUTO mode", op=op)
-    sfx = "_b" if b and t == "a5" else ""
+    sfx = "_b" if b and bp else ""
     rpt = _register(m, "l3d_rpt" + sfx) or 0       # reset value 0
     padbits = _register(m, "padding" + sfx) or 0   # reset value 0
     fw, fh = fm & 0xFFFF, fm >> 16 & 0xFFFF
@@ -222,14 +219,16 @@ def timg2col(m: TileOps, dst: object, src: object, pos_m: object, pos_k: object,
                                     f"= {out_h * out_w} output positions; what the hardware "
                                     f"reads there is not modelled", op=op)
     mf = -(-step_m // 16)                       # fractal rows the valid rows span
-    if t == "a5":
+    nz = m.target.l0a_layout == "NZ"
+    dst_stride = mf                             # compact, where L3D_RPT has no dst stride
+    if bp:
         dst_stride, m_pos = rpt >> 32 & 0xFFFF, rpt >> 48 & 0xFFFF
         if m_pos:
             raise NotImplementedOpError(f"TIMG2COL with a dst M position of {m_pos} "
                                         f"(SET_IMG2COL_RPT) is not implemented", op=op)
         if dst_stride < mf:
             raise NotImplementedOpError(
-                f"a5 TIMG2COL with a dst stride of {dst_stride} fractals (L3D_RPT, "
+                f"{m.target.name} TIMG2COL with a dst stride of {dst_stride} fractals (L3D_RPT, "
                 f"SET_IMG2COL_RPT / ConvTile dst_stride) below the {mf} fractal rows of "
                 f"{step_m} rows is not modelled (pto-isa's kernels set ceil(M / 16))", op=op)
     # the im2col matrix: row m -> output position, column k -> (c1, kh, kw, c0)
@@ -248,7 +247,7 @@ def timg2col(m: TileOps, dst: object, src: object, pos_m: object, pos_k: object,
                           f"but src holds {stile.elems}", op=op, operand="src")
     # destination element offsets in the L0A fractals the hardware writes
     lm, lk = np.arange(step_m)[:, None], np.arange(step_k)[None, :]
-    frac = (lk // c0 * dst_stride + lm // 16 if t == "a5"          # NZ: fractal columns
+    frac = (lk // c0 * dst_stride + lm // 16 if nz                 # NZ: fractal columns
             else lm // 16 * (step_k // c0) + lk // c0)            # ZZ: fractal rows
     dst_idx = frac * (FRACTAL // es) + lm % 16 * c0 + lk % c0
     extent = (int(dst_idx.max()) + 1) * es if dst_idx.size else 0
@@ -263,3 +262,20 @@ def timg2col(m: TileOps, dst: object, src: object, pos_m: object, pos_k: object,
     if extent:
         dbuf, doff = m._region(left.ptr, extent, access="W", op=op, operand="dst")
         dbuf[doff:doff + extent].view(dt.np)[dst_idx] = out
+
+
+def extract_sets_fmatrix(m: TileOps, dst: Tile, src: Tile) -> None:
+    """The FMATRIX write of a2a3's TEXTRACT / TMOV Mat -> Left / Right (textract_common.hpp):
+    the copy is a load-3D over a 1-row feature map as wide as the source's rows (NZ -> Left,
+    NZ -> Right transposing) or columns (ZN -> Left transposing), pads 0; the 1-byte
+    transposing forms and ZN -> Right use other instructions and leave it."""
+    if not m.target.extract_sets_fmatrix:
+        return
+    b8 = src.dtype.size == 1
+    if dst.tile_type == "Left":
+        if src.name == "NZ":
+            m.regs["fmatrix"] = (src.rows | 1 << 16,)
+        elif not b8:
+            m.regs["fmatrix"] = (src.cols | 1 << 16,)
+    elif dst.tile_type == "Right" and src.name == "NZ" and not b8:
+        m.regs["fmatrix_b"] = (src.rows | 1 << 16,)

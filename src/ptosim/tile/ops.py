@@ -582,6 +582,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 else:
                     self.mte_l1_l0b(src.ptr, dst.ptr, src.rows, src.cols,
                                     transpose=src.name == "NZ")
+                img2col.extract_sets_fmatrix(self, dst, src)
             elif src.tile_type == "Mat" and dst.tile_type in ("ScaleLeft", "ScaleRight"):
                 move_scale(self, op, dst, src, 0, 0)
             elif pair == ("Mat", "Bias"):
@@ -717,6 +718,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{row_step}, column {c0} of {col_step}", op=op)
         window = self._matrix(src, "R")[r0:r0 + dst.rows, c0:c0 + dst.cols]
         self._store_matrix(dst, slice(None), slice(None), window)
+        img2col.extract_sets_fmatrix(self, dst, src)
 
     def _extract_row(self, op: str, dst: Tile, src: Tile, r0: int, c0: int) -> None:
         """The GEMV vector form (both targets' ``TExtractToAVector``): a one-row Mat tile
