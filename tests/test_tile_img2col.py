@@ -198,6 +198,10 @@ def test_fmatrix_b_is_separate_and_auto_programs():
     m.SETFMATRIX(a)
     with pytest.raises(ptosim.VerifyError, match="fmatrix_b was never set"):
         m.TIMG2COL(left, a, fmatrix_mode="B_MANUAL")
+    before = dict(m.regs)
+    with pytest.raises(ptosim.NotImplementedOpError, match="repeat time of 3"):
+        m.TIMG2COL(left, a.with_img2col(repeat_time=3), fmatrix_mode="B_AUTO")
+    assert m.regs == before                   # a refused AUTO op keeps the registers
     m.TIMG2COL(left, a, fmatrix_mode="B_AUTO")
     assert {"fmatrix_b", "l3d_rpt_b", "padding_b"} <= set(m.regs)
 

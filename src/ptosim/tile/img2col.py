@@ -22,6 +22,7 @@ from ..errors import (
     DtypeError,
     FieldRangeError,
     NotImplementedOpError,
+    PtoError,
     PtoTypeError,
     PtoValueError,
     VerifyError,
@@ -156,6 +157,17 @@ def _register(m: TileOps, name: str) -> int | None:
 
 def timg2col(m: TileOps, dst: object, src: object, pos_m: object, pos_k: object,
              fmatrix_mode: str) -> None:
+    saved = dict(m.regs)
+    try:
+        _timg2col(m, dst, src, pos_m, pos_k, fmatrix_mode)
+    except PtoError:            # a refused op leaves the registers (AUTO modes) as they were
+        m.regs.clear()
+        m.regs.update(saved)
+        raise
+
+
+def _timg2col(m: TileOps, dst: object, src: object, pos_m: object, pos_k: object,
+              fmatrix_mode: str) -> None:
     op = "TIMG2COL"
     mode = _mode(op, fmatrix_mode)
     stile, cfg = _conv_src(op, src)
