@@ -65,6 +65,11 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     vec = m.tile("Vec", "f16", 40, 64, valid=(40, 50))
     vec2 = m.tile("Vec", "f16", 40, 64, valid=(40, 50), addr=16384, pad="Zero")
     g = m.global_tensor(src, shape=(1, 1, 1, 40, 50), stride=(2000, 2000, 2000, 50, 1))
+    # an 8 x 8 x 16-channel feature map, 2 x 2 kernel: 49 output rows x 64 columns
+    fmap = m.conv_tile("f16", "NC1HWC0", (1, 1, 8, 8, 16), tile_type="Mat", addr=131072,
+                       img2col=ptosim.Img2colConfig(fmap_h=8, fmap_w=8, filter_h=2,
+                                                    filter_w=2, channel_size=16,
+                                                    dst_stride=3, pad_value=1.0))
     g32 = m.global_tensor(out32, shape=(1, 1, 1, 40, 64), stride=(0, 0, 0, 64, 1))
     calls: dict[str, tuple[list[Any], dict[str, Any]]] = {
         "gm": ([a], {"dtype": "f16"}),
@@ -142,6 +147,10 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TSTORE": ([g32, acc], {}),
         "TMOV": ([left, mat], {}),
         "TEXTRACT": ([left, mat, 0, 0], {}),
+        "SETFMATRIX": ([fmap], {"fmatrix_mode": "B_MANUAL"}),
+        "SET_IMG2COL_RPT": ([fmap], {"fmatrix_mode": "A_MANUAL"}),
+        "SET_IMG2COL_PADDING": ([fmap], {"fmatrix_mode": "A_MANUAL"}),
+        "TIMG2COL": ([left, fmap, 0, 0], {"fmatrix_mode": "A_AUTO"}),
         "TINSERT": ([vec2, vec, 0, 0], {}),
         "TFILLPAD": ([vec2, vec], {"mode": "plain"}),
         "TMATMUL": ([acc, left, right], {}),

@@ -172,6 +172,15 @@ class Target:
     scatter_atomic_dtypes: dict[str, frozenset[str]] = field(default_factory=lambda: {
         "add": frozenset({"i8", "si8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32"}),
         "max": frozenset(), "min": frozenset()})
+    # TIMG2COL (pto-isa TImg2col.hpp / SetImg2col*.hpp): the Left element types, and
+    # whether the target has the B repeat / padding registers and the L3D_RPT dst stride /
+    # M position fields (a5; a2a3's code has one repeat and one padding register)
+    img2col_dtypes: frozenset[str] = frozenset({"i8", "f16", "bf16", "f32"})
+    img2col_b_pair: bool = False
+    # a2a3's TEXTRACT / TMOV Mat -> Left / Right issue the load-3D themselves for their
+    # non-transposing (Left) / transposing non-b8 forms and reprogram FMATRIX (A or B)
+    # (textract_common.hpp); a5's use other instructions
+    extract_sets_fmatrix: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -254,6 +263,7 @@ A2A3 = Target(
     dtypes=_COMMON_DTYPES,
     ops=target_ops("a2a3"),
     l0a_layout="ZZ",
+    extract_sets_fmatrix=True,
     mad_types=_MAD_COMMON,
     bt_unit=64,
     fb_unit=128,
@@ -320,6 +330,8 @@ A5 = Target(
     dtypes=_COMMON_DTYPES | _A5_ONLY_DTYPES,
     ops=target_ops("a5"),
     l0a_layout="NZ",
+    img2col_dtypes=frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32"}),
+    img2col_b_pair=True,
     mad_types=_MAD_COMMON | _MAD_A5,
     quant_modes=_QUANT_COMMON | _QUANT_A5,
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),

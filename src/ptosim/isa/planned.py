@@ -29,10 +29,6 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 
 MANUAL: tuple[PlannedOp, ...] = (
     _op("TPACK", "vector tile"),
-    _op("TIMG2COL", "cube tile"),
-    _op("SETFMATRIX", "cube tile"),
-    _op("SET_IMG2COL_PADDING", "cube tile"),
-    _op("SET_IMG2COL_RPT", "cube tile"),
     _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
     _op("TPREFETCH_ASYNC", "memory", "pto.tprefetch_async", "pto.get_prefetch_async_session",
         "pto.make_prefetch_async_context"),

@@ -192,6 +192,9 @@ def conv_trans(m: TileOps, op: str, dst: object, src: object, tmp: Tile | None) 
     if not (isinstance(src, ConvTile) and isinstance(dst, ConvTile)):
         raise VerifyError(f"a conv-tile transpose takes conv tiles for both src and dst; got "
                           f"{type(src).__name__} -> {type(dst).__name__}", op=op)
+    if src.tile_type != "Vec" or dst.tile_type != "Vec":
+        raise VerifyError(f"TTRANS converts Vec conv tiles; got {src.tile_type} -> "
+                          f"{dst.tile_type}", op=op)
     form = f"{src.layout}->{dst.layout}"
     if form not in _IMPL:
         raise VerifyError(f"no conv-tile transpose {src.layout} -> {dst.layout}; pto-isa "

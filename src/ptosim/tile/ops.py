@@ -26,10 +26,11 @@ from ..ops.common import Burst, burst_views, run_burst
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
-from . import tmov_vec
+from . import img2col, tmov_vec
 from .acc import AccOps
 from .acc_fp import scalar_quant
 from .conv import ConvTile, conv_tile
+from .img2col_config import Img2colConfig
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .shape import treshape
 from .tensor import GlobalTensor, make_global_tensor
@@ -116,13 +117,43 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     def conv_tile(self, dtype: str | DType, layout: str, shape: tuple[int, ...], *,
                   nbytes: int | None = None, addr: int | None = None,
-                  subblock: int = 0) -> ConvTile:
-        """A Vec conv tile (pto-isa's ``ConvTile``): ``layout`` one of NCHW, NC1HWC0, GNCHW,
+                  subblock: int = 0, tile_type: str = "Vec",
+                  img2col: Img2colConfig | None = None) -> ConvTile:
+        """A conv tile (pto-isa's ``ConvTile``): ``layout`` one of NCHW, NC1HWC0, GNCHW,
         GNC1HWC0, NCDHW, FRACTAL_Z, FRACTAL_Z_3D, ``shape`` in that order, ``nbytes`` the
-        buffer (default: the shape's elements), placed at UB byte ``addr`` or
-        automatically. TTRANS converts between the layouts (docs/semantics.md)."""
+        buffer (default: the shape's elements), placed at byte ``addr`` of UB (``tile_type``
+        Vec: TTRANS converts between the layouts) or L1 (Mat: TIMG2COL's feature map, with
+        its ``img2col`` configuration), or automatically (docs/semantics.md)."""
         return conv_tile(self, dtype, layout, shape, nbytes=nbytes, addr=addr,
-                         subblock=subblock)
+                         subblock=subblock, tile_type=tile_type, img2col=img2col)
+
+    # --- im2col (cube) -------------------------------------------------------------------
+    def SETFMATRIX(self, src: ConvTile, *, fmatrix_mode: str = "A_MANUAL") -> None:
+        """Program the FMATRIX register (``fmatrix``, or ``fmatrix_b`` in a B mode) from a
+        Mat conv tile's im2col configuration: feature map H x W and the pad list. The AUTO
+        modes write nothing (TIMG2COL programs the registers itself)."""
+        img2col.setfmatrix(self, src, fmatrix_mode)
+
+    def SET_IMG2COL_RPT(self, src: ConvTile, *, fmatrix_mode: str = "A_MANUAL") -> None:
+        """Program the load-3D repeat register (``l3d_rpt``; a5's B modes ``l3d_rpt_b``):
+        repeat stride / time / mode, and on a5 the dst stride and M position."""
+        img2col.set_img2col_rpt(self, src, fmatrix_mode)
+
+    def SET_IMG2COL_PADDING(self, src: ConvTile, *, fmatrix_mode: str = "A_MANUAL") -> None:
+        """Program the padding register (``padding``; a5's B modes ``padding_b``) with the
+        bits of the configuration's pad value in the tile's element type."""
+        img2col.set_img2col_padding(self, src, fmatrix_mode)
+
+    def TIMG2COL(self, dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *,
+                 fmatrix_mode: str = "A_MANUAL") -> None:
+        """dst = rows [pos_m, pos_m + valid rows) x columns [pos_k, pos_k + align(valid
+        cols, C0)) of the im2col matrix of the NC1HWC0 feature map ``src``: row m is output
+        position (m // outW, m % outW), column k is channel block k // (Kh Kw C0), kernel
+        offset (k // C0) % (Kh Kw) and channel k % C0; the window outside the feature map
+        reads the padding register. Written into the Left tile's L0A fractals as the
+        hardware writes them (docs/semantics.md "TIMG2COL")."""
+        with _lowered("TIMG2COL"):
+            img2col.timg2col(self, dst, src, pos_m, pos_k, fmatrix_mode)
 
     def _place(self, space: str, sub: int, nbytes: int, op: str, no_room: str) -> int:
         """A bump allocator per buffer; tiles placed automatically never overlap."""
@@ -551,6 +582,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 else:
                     self.mte_l1_l0b(src.ptr, dst.ptr, src.rows, src.cols,
                                     transpose=src.name == "NZ")
+                img2col.extract_sets_fmatrix(self, dst, src)
             elif src.tile_type == "Mat" and dst.tile_type in ("ScaleLeft", "ScaleRight"):
                 move_scale(self, op, dst, src, 0, 0)
             elif pair == ("Mat", "Bias"):
@@ -686,6 +718,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{row_step}, column {c0} of {col_step}", op=op)
         window = self._matrix(src, "R")[r0:r0 + dst.rows, c0:c0 + dst.cols]
         self._store_matrix(dst, slice(None), slice(None), window)
+        img2col.extract_sets_fmatrix(self, dst, src)
 
     def _extract_row(self, op: str, dst: Tile, src: Tile, r0: int, c0: int) -> None:
         """The GEMV vector form (both targets' ``TExtractToAVector``): a one-row Mat tile
