@@ -42,8 +42,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TFREE", "pipes and sync", "pto.tfree", "pto.tfree_from_aic", "pto.tfree_from_aiv"),
     _op("SYNCALL", "pipes and sync", "pto.syncall"),
     _op("TSYNC", "pipes and sync", "pto.tsync"),
-    _op("SET_QUANT_SCALAR", "pipes and sync"),
-    _op("SET_QUANT_VECTOR", "pipes and sync"),
 )
 
 # Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar
