@@ -151,6 +151,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "TPREFETCH": ([m.tile("Vec", "f32", 40, 64, addr=81920), g32], {}),
         "SET_QUANT_SCALAR": (["i8", 0.5], {}),
         "SET_QUANT_VECTOR": ([fp], {}),
+        "TSYNC": (["TLOAD"], {}),
         "MGATHER": ([m.tile("Vec", "f16", 4, 64, valid=(4, 50), addr=110592), g,
                      m.tile("Vec", "i32", 1, 8, valid=(1, 4), addr=111104)], {"oob": "Clamp"}),
         "MSCATTER": ([g32, m.tile("Vec", "f32", 4, 64, addr=111616),

@@ -41,6 +41,7 @@ from .dma_ops import (
     MteUbL1Op,
     MteUbUbOp,
 )
+from .event_ops import EVENT_ATTRS, EVENT_OPS
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from .generated_ops import generated_ops
 from .pointer_ops import AddPtrOp, CastPtrOp
@@ -102,7 +103,7 @@ OTHER_OPS = (
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
-    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS,
+    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS, *EVENT_OPS,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:
@@ -119,7 +120,7 @@ _ATTRIBUTES = (
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
-    VRegType, MaskType, AlignType,
+    VRegType, MaskType, AlignType, *EVENT_ATTRS,
 )
 # What the parser loads up front: the hand-written ops and every attribute and type. The
 # generated ops come from `generated_op` when the parser first meets their name

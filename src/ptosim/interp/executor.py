@@ -816,6 +816,10 @@ def _set_ctrl(ex: Executor, st: CoreState, op: Operation) -> None:
     st.ctrl = _unsigned(st.env[op.operands[0]], 64)
 
 
+# the flag ops that set (the others wait); record_event / wait_event are TSYNC's forms
+_SETTERS = frozenset({"pto.set_flag", "pto.set_flag_dyn", "pto.record_event"})
+
+
 def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
     src, dst = op.src_pipe(), op.dst_pipe()  # type: ignore[attr-defined]
     if op.name in ("pto.set_flag_dyn", "pto.wait_flag_dyn"):
@@ -826,7 +830,7 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
     else:
         event = op.event()  # type: ignore[attr-defined]
     key = (pipe_name(src), pipe_name(dst), str(event))
-    if op.name in ("pto.set_flag", "pto.set_flag_dyn"):
+    if op.name in _SETTERS:
         st.flags[key] = st.flags.get(key, 0) + 1
     elif st.flags.get(key, 0) > 0:
         st.flags[key] -= 1
@@ -834,17 +838,19 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
         raise DeadlockError(
             f"wait_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] on {st.core.name} has no "
             f"unconsumed set_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] before it: on "
-            f"hardware PIPE_{key[1]} would wait forever", op="pto.wait_flag")
+            f"hardware PIPE_{key[1]} would wait forever", op=op.name)
     if ex.events is not None:
-        setting = op.name in ("pto.set_flag", "pto.set_flag_dyn")
+        setting = op.name in _SETTERS
         ex.events.append((SET_FLAG if setting else WAIT_FLAG, st.core, src, dst, event, op))
     elif ex.observer is not None:
-        notify = ex.observer.set_flag if op.name in ("pto.set_flag", "pto.set_flag_dyn") \
-            else ex.observer.wait_flag
+        notify = ex.observer.set_flag if op.name in _SETTERS else ex.observer.wait_flag
         notify(st.core, src, dst, event, op)
 
 
 def _barrier(ex: Executor, st: CoreState, op: Operation) -> None:
+    if op.name == "pto.barrier_sync" and ex.m.target.name == "a5" \
+            and op.pipe() == "PIPE_V":  # type: ignore[attr-defined]
+        return          # PTOAS erases a PIPE_V barrier_sync on a5
     if ex.observer is not None:
         ex.observer.barrier(st.core, op.pipe(), op)  # type: ignore[attr-defined]
 
@@ -924,6 +930,8 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.set_flag_dyn": _flag, "pto.wait_flag_dyn": _flag,
     "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
     "pto.mem_bar": _mem_bar,
+    "pto.record_event": _flag, "pto.wait_event": _flag, "pto.barrier_sync": _barrier,
+    "pto.tsync": _noop,
     "pto.sync.set": _sync_set, "pto.print": _print_scalar,
 }
 
@@ -1251,11 +1259,11 @@ def _unknown(name: str) -> Callable[[CoreState], None]:
 
 def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | None:
     """set_flag / wait_flag with a static event: the flag's key decoded once."""
-    if op.name not in ("pto.set_flag", "pto.wait_flag"):
+    if op.name not in ("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event"):
         return None
     src, dst, event = op.src_pipe(), op.dst_pipe(), op.event()  # type: ignore[attr-defined]
     key = (pipe_name(src), pipe_name(dst), str(event))
-    setting = op.name == "pto.set_flag"
+    setting = op.name in _SETTERS
     tag = SET_FLAG if setting else WAIT_FLAG
     last_core: Core | None = None       # as in `_micro_step`
     last_handle: Any = None

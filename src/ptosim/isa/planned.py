@@ -41,7 +41,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
     _op("TFREE", "pipes and sync", "pto.tfree", "pto.tfree_from_aic", "pto.tfree_from_aiv"),
     _op("SYNCALL", "pipes and sync", "pto.syncall"),
-    _op("TSYNC", "pipes and sync", "pto.tsync"),
 )
 
 # Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar
@@ -49,7 +48,7 @@ MANUAL: tuple[PlannedOp, ...] = (
 # forms ...). Names only; none of them runs in ptosim.
 PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
     absf aic_initialize_pipe aiv_initialize_pipe atomic_add atomic_and atomic_cas atomic_exch
-    atomic_max atomic_min atomic_or atomic_sub atomic_xor barrier_sync bind_tile bitcast ceil
+    atomic_max atomic_min atomic_or atomic_sub atomic_xor bind_tile bitcast ceil
     comm.build_async_session comm.tbroadcast comm.test_async_event comm.tgather comm.tget
     comm.tget_async comm.tnotify comm.tput comm.tput_async comm.treduce comm.tscatter
     comm.ttest comm.twait comm.wait_async_event convert copy_gm_to_cbuf_multi_dn2nz
@@ -59,12 +58,12 @@ PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
     import_reserved_buffer initialize_l2g2l_pipe initialize_l2l_pipe
     inttoptr keep ldg load load_cbuf_to_ca_s4 load_cbuf_to_cb_mx load_cbuf_to_cb_s4
     local_array_get local_array_set mad_bias_raw mad_mx_bias_raw mad_mx_raw mad_raw
-    materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint record_event redux_add
+    materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint redux_add
     redux_max redux_min reserve_buffer resume rint round set_atomic_s32 set_atomic_s8 set_ffts
     shuffle_bfly shuffle_down shuffle_idx shuffle_up simd.tile_to_memref simt_launch sqrt stg
     store store_vfsimt_info syncthreads threadfence
     threadfence_block trap uvld vdintlvv2 vintlvv2
-    vote_all vote_any vote_ballot vote_uni vselrv2 wait_event
+    vote_all vote_any vote_ballot vote_uni vselrv2
     """))
 
 

@@ -152,6 +152,9 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _other("pipe_barrier", "sync", method="pipe_barrier", implemented=False),
     _other("sync.set", "sync"), _other("sync.wait", "sync"),
     _other("get_buf", "sync"), _other("rls_buf", "sync"), _other("mem_bar", "sync"),
+    # TSYNC's .pto forms (frontend/event_ops.py): flags and a barrier by op type
+    _other("record_event", "sync"), _other("wait_event", "sync"),
+    _other("barrier_sync", "sync"), _other("tsync", "sync", method="TSYNC"),
     # tile level: views and tiles, then the tile ops
     _other("make_tensor_view", "view"), _other("partition_view", "view"),
     _other("alloc_tile", "view"), _other("tile_buf_addr", "view"),
