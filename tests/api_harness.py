@@ -152,6 +152,10 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "SET_QUANT_SCALAR": (["i8", 0.5], {}),
         "SET_QUANT_VECTOR": ([fp], {}),
         "TSYNC": (["TLOAD"], {}),
+        "SYNCALL": (["aiv_only"], {"mode": "soft", "used_cores": 2,
+                                   "gm_workspace": m.global_tensor(
+                                       m.gm(np.zeros(8, np.int32)), shape=(1, 1, 1, 1, 8),
+                                       stride=(8, 8, 8, 8, 1))}),
         "MGATHER": ([m.tile("Vec", "f16", 4, 64, valid=(4, 50), addr=110592), g,
                      m.tile("Vec", "i32", 1, 8, valid=(1, 4), addr=111104)], {"oob": "Clamp"}),
         "MSCATTER": ([g32, m.tile("Vec", "f32", 4, 64, addr=111616),

@@ -17,7 +17,7 @@ from .tile.ops import TileOps
 from .tile.prefetch import tprefetch
 from .tile.quant_regs import set_quant_scalar, set_quant_vector
 from .tile.shape import tget_scale_addr, treshape, tsubview
-from .tile.sync import tsync
+from .tile.sync import syncall, tsync
 from .tile.vector import method as tile_vector_method
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
@@ -92,6 +92,7 @@ Machine.TPREFETCH = tprefetch  # type: ignore[attr-defined]
 Machine.SET_QUANT_SCALAR = set_quant_scalar  # type: ignore[attr-defined]
 Machine.SET_QUANT_VECTOR = set_quant_vector  # type: ignore[attr-defined]
 Machine.TSYNC = tsync  # type: ignore[attr-defined]
+Machine.SYNCALL = syncall  # type: ignore[attr-defined]
 Machine.MGATHER = mgather  # type: ignore[attr-defined]
 Machine.MSCATTER = mscatter  # type: ignore[attr-defined]
 # a tile handle's address, and one element through the scalar unit

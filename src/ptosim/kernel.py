@@ -57,7 +57,7 @@ class Param:
 SYNC_OPS = frozenset({"pto.set_flag", "pto.wait_flag", "pto.set_flag_dyn", "pto.wait_flag_dyn",
                       "pto.barrier", "pto.pipe_barrier", "pto.sync.set", "pto.sync.wait",
                       "pto.get_buf", "pto.rls_buf", "pto.mem_bar", "pto.record_event",
-                      "pto.wait_event", "pto.barrier_sync"})
+                      "pto.wait_event", "pto.barrier_sync", "pto.syncall"})
 
 
 class _New:

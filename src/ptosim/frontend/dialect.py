@@ -66,6 +66,7 @@ from .sync_ops import (
     WaitFlagDynOp,
     WaitFlagOp,
 )
+from .syncall_ops import SYNCALL_ATTRS, SyncAllOp
 from .tile_handle import HANDLE_OPS
 from .tile_ops import TILE_OPS, VIEW_OPS
 from .tile_types import (
@@ -104,6 +105,7 @@ OTHER_OPS = (
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
     TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS, *EVENT_OPS,
+    SyncAllOp,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:
@@ -120,7 +122,7 @@ _ATTRIBUTES = (
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
-    VRegType, MaskType, AlignType, *EVENT_ATTRS,
+    VRegType, MaskType, AlignType, *EVENT_ATTRS, *SYNCALL_ATTRS,
 )
 # What the parser loads up front: the hand-written ops and every attribute and type. The
 # generated ops come from `generated_op` when the parser first meets their name

@@ -69,6 +69,10 @@ class Wait:
     op: Operation
     cells: list[tuple[tuple, int]]       # semaphore keys the wait needs (key, amount)
     what: str                            # readable semaphore description
+    # a SYNCALL's wait: what it waits for (the deadlock report) and, for a soft one, the
+    # GM counter test that releases it (instead of ``cells``)
+    says: str | None = None
+    poll: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -1347,6 +1351,11 @@ def _vecscope(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, Non
     return None
 
 
+def _syncall(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
+    yield from ex.sync.syncall(ex, st, op)
+    return None
+
+
 def _sync_wait(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
     yield from ex.sync.wait(st.core, _sync_id(st, op), op)
     return None
@@ -1428,12 +1437,12 @@ _PLAIN: dict[str, Callable[..., Any]] = {
     "pto.section.cube": _section_plain("cube"), "pto.section.vector": _section_plain("vector"),
     "pto.vecscope": _vecscope_plain, "pto.strict_vecscope": _vecscope_plain,
 }
-_SUSPENDS = frozenset({"pto.sync.wait", "func.call"})   # may yield to the scheduler
+_SUSPENDS = frozenset({"pto.sync.wait", "func.call", "pto.syncall"})  # may yield
 
 _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "scf.for": _scf_for, "scf.if": _scf_if,
     "pto.section.cube": _section("cube"), "pto.section.vector": _section("vector"),
-    "pto.sync.wait": _sync_wait, "func.call": _call,
+    "pto.sync.wait": _sync_wait, "func.call": _call, "pto.syncall": _syncall,
     "pto.vecscope": _vecscope, "pto.strict_vecscope": _vecscope,
 }
 

@@ -40,7 +40,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("TPOP", "pipes and sync", "pto.tpop", "pto.tpop_from_aic", "pto.tpop_from_aiv"),
     _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
     _op("TFREE", "pipes and sync", "pto.tfree", "pto.tfree_from_aic", "pto.tfree_from_aiv"),
-    _op("SYNCALL", "pipes and sync", "pto.syncall"),
 )
 
 # Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar

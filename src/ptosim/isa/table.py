@@ -155,6 +155,7 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     # TSYNC's .pto forms (frontend/event_ops.py): flags and a barrier by op type
     _other("record_event", "sync"), _other("wait_event", "sync"),
     _other("barrier_sync", "sync"), _other("tsync", "sync", method="TSYNC"),
+    _other("syncall", "sync", method="SYNCALL"),      # frontend/syncall_ops.py
     # tile level: views and tiles, then the tile ops
     _other("make_tensor_view", "view"), _other("partition_view", "view"),
     _other("alloc_tile", "view"), _other("tile_buf_addr", "view"),

@@ -1,4 +1,4 @@
-"""TSYNC's Python face: the barrier form ``TSYNC<Op>()``.
+"""TSYNC's and SYNCALL's Python faces; TSYNC: the barrier form ``TSYNC<Op>()``.
 
 Both targets' TSync.hpp issue ``pipe_barrier`` on the pipe pto-isa's op table gives the op
 (event.hpp ``OpPipeEntry``); a5 allows only a MTE2 / MTE3 / ALL barrier there, a2a3 every
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import PtoTypeError, PtoValueError, TargetError
+import numpy as np
+
+from ..errors import DtypeError, PtoTypeError, PtoValueError, TargetError
 
 if TYPE_CHECKING:
     from .ops import TileOps
@@ -59,3 +61,42 @@ def tsync(m: TileOps, op: str | None = None) -> None:
         raise TargetError(f"TSYNC<{op}> on {m.target.name} barriers only "
                           f"{' / '.join(f'PIPE_{p}' for p in allowed)}; {op} runs on "
                           f"PIPE_{pipe}", op="TSYNC", operand="op")
+
+
+_KINDS = ("aiv_only", "aic_only", "mix")
+
+
+def syncall(m: TileOps, core_type: str = "aiv_only", *, mode: str = "hard",
+            gm_workspace: object = None, used_cores: int = 0) -> None:
+    """``SYNCALL<CoreType>()`` / the soft ``SYNCALL<Soft, CoreType>(gmWorkspace,
+    usedCores)``, as one core issues it: the Python face is one program, so there is no
+    one to wait for; a soft SYNCALL makes its arrival (gm_workspace[0] += 1, an i32
+    counter). The rendezvous of many cores is a `.pto` launch's (``pto.syncall``)."""
+    op = "SYNCALL"
+    if not isinstance(core_type, str) or core_type not in _KINDS:
+        raise PtoValueError(f"core_type must be one of {', '.join(_KINDS)}, got "
+                            f"{core_type!r}", op=op, operand="core_type")
+    if not isinstance(mode, str) or mode not in ("hard", "soft"):
+        raise PtoValueError(f"mode must be 'hard' or 'soft', got {mode!r}", op=op,
+                            operand="mode")
+    if (mode, core_type) in m.target.syncall_missing:
+        raise TargetError(f"{mode} SYNCALL of core type {core_type} does not exist on "
+                          f"{m.target.name}", op=op, operand="mode")
+    if isinstance(used_cores, bool) or not isinstance(used_cores, int) or used_cores < 0:
+        raise PtoValueError(f"used_cores must be a non-negative int, got {used_cores!r}",
+                            op=op, operand="used_cores")
+    if mode == "hard":
+        if gm_workspace is not None or used_cores:
+            raise PtoValueError("a hard SYNCALL takes no gm_workspace or used_cores", op=op,
+                                operand="gm_workspace")
+        return
+    from .tensor import GlobalTensor
+    if not isinstance(gm_workspace, GlobalTensor):
+        raise PtoTypeError(f"a soft SYNCALL needs gm_workspace, a GlobalTensor, got "
+                           f"{type(gm_workspace).__name__}", op=op, operand="gm_workspace")
+    ptr = gm_workspace.ptr
+    if ptr.dtype.name not in ("i32", "si32"):
+        raise DtypeError(f"gm_workspace must hold i32, got {ptr.dtype.name}", op=op,
+                         operand="gm_workspace")
+    before = int(m.read(ptr, 1)[0])
+    m.write(ptr, np.array([before + 1], np.int32))
