@@ -152,6 +152,9 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "SET_QUANT_SCALAR": (["i8", 0.5], {}),
         "SET_QUANT_VECTOR": ([fp], {}),
         "TSYNC": (["TLOAD"], {}),
+        "TPREFETCH_ASYNC": ([m.global_tensor(out32, shape=(1, 1, 1, 1, 2560),
+                                             stride=(2560, 2560, 2560, 2560, 1)),
+                             ptosim.PrefetchAsyncContext(m.gm(np.zeros(64, np.int8)))], {}),
         "SYNCALL": (["aiv_only"], {"mode": "soft", "used_cores": 2,
                                    "gm_workspace": m.global_tensor(
                                        m.gm(np.zeros(8, np.int32)), shape=(1, 1, 1, 1, 8),

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .layout import Layout, gm_layout, tile_layout
     from .machine import Ptr
     from .targets import TARGETS, Target, get_target
+    from .tile.prefetch_async import PrefetchAsyncContext
 
 __version__ = "0.1.0"
 
@@ -47,6 +48,7 @@ _LAZY: dict[str, str] = {
     "hif8_to_float32": "dtypes",
     "Layout": "layout", "tile_layout": "layout", "gm_layout": "layout",
     "Target": "targets", "TARGETS": "targets", "get_target": "targets",
+    "PrefetchAsyncContext": "tile.prefetch_async",
 }
 
 
@@ -66,6 +68,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Machine", "blas_threads", "Ptr", "DType", "dtype", "sizeof", "c0", "hif8_to_float32",
     "Layout", "tile_layout", "gm_layout", "Target", "TARGETS", "get_target",
+    "PrefetchAsyncContext",
     "PtoError", "VerifyError", "SpaceError", "DtypeError", "FieldRangeError",
     "AlignmentError", "OutOfBoundsError", "TargetError", "UnknownDtypeError",
     "UninitializedReadError",

@@ -45,6 +45,7 @@ from .event_ops import EVENT_ATTRS, EVENT_OPS
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from .generated_ops import generated_ops
 from .pointer_ops import AddPtrOp, CastPtrOp
+from .prefetch_async_ops import PREFETCH_ASYNC_OPS, PREFETCH_ASYNC_TYPES
 from .structure_ops import (
     GetBlockIdxOp,
     GetBlockNumOp,
@@ -105,7 +106,7 @@ OTHER_OPS = (
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
     TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS, *EVENT_OPS,
-    SyncAllOp,
+    SyncAllOp, *PREFETCH_ASYNC_OPS,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:
@@ -123,6 +124,7 @@ _ATTRIBUTES = (
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
     VRegType, MaskType, AlignType, *EVENT_ATTRS, *SYNCALL_ATTRS,
+    *PREFETCH_ASYNC_TYPES,
 )
 # What the parser loads up front: the hand-written ops and every attribute and type. The
 # generated ops come from `generated_op` when the parser first meets their name

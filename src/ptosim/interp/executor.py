@@ -852,7 +852,7 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
 
 
 def _barrier(ex: Executor, st: CoreState, op: Operation) -> None:
-    if op.name == "pto.barrier_sync" and ex.m.target.name == "a5" \
+    if op.name == "pto.barrier_sync" and ex.m.target.drops_v_barrier \
             and op.pipe() == "PIPE_V":  # type: ignore[attr-defined]
         return          # PTOAS erases a PIPE_V barrier_sync on a5
     if ex.observer is not None:
@@ -900,6 +900,53 @@ def _sync_id(st: CoreState, op: Operation) -> int:
     return int(st.env[ident]) if isinstance(ident, SSAValue) else int(ident)
 
 
+def _make_prefetch_ctx(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    from ..tile.prefetch_async import PrefetchAsyncContext
+    v = st.env[op.operands[0]]
+    ptr = v if isinstance(v, Ptr) else v.tensor.ptr
+    return [PrefetchAsyncContext(ptr.cast("i8"), st.core.sub, st.core.block)]
+
+
+def _prefetch_session(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [st.env[op.operands[0]].session]
+
+
+def _tprefetch_async(ex: Executor, st: CoreState, op: Operation) -> list[Any] | None:
+    """TPREFETCH_ASYNC on a vector core: PIPE_ALL barriers around the SDMA bookkeeping
+    (tile/prefetch_async.py); a PTOAS-checked 1-D view made the flat GlobalTensor."""
+    from ..tile.prefetch_async import tprefetch_async
+    from ..tile.tensor import GlobalTensor
+    ex._require_core(st, op, op.name, "vector")
+    v, ctx = st.env[op.operands[0]], st.env[op.operands[1]]
+    if isinstance(v, Ptr):
+        n = int(np.prod(op.operands[0].type.get_shape()))  # type: ignore[attr-defined]
+    else:
+        g: GlobalTensor = v.tensor
+        if g.stride[4] != 1 and g.shape[4] > 1:
+            raise KernelError(f"{op.name}: src is not contiguous (stride {g.stride[4]})",
+                              op=op.name)
+        v, n = g.ptr, int(np.prod(g.shape))
+    m: Any = ex.m                       # the full Machine (TileOps)
+    flat = m.global_tensor(v, shape=(1, 1, 1, 1, n), stride=(n, n, n, n, 1))
+    return _async_step(ex, st, op, lambda f, c: tprefetch_async(m, f, c), [flat, ctx])
+
+
+def _wait_async_event(ex: Executor, st: CoreState, op: Operation) -> list[Any] | None:
+    ex._require_core(st, op, op.name, "vector")
+    ev, session = st.env[op.operands[0]], st.env[op.operands[1]]
+    return _async_step(ex, st, op, lambda e, s: int(e.Wait(s)), [ev, session])
+
+
+def _async_step(ex: Executor, st: CoreState, op: Operation, call: Callable[..., Any],
+                args: list[Any]) -> list[Any] | None:
+    if ex.observer is not None:
+        ex.observer.barrier(st.core, "PIPE_ALL", op)
+    out = ex._invoke(st, op, op.SPEC, args, {}, call=call)  # type: ignore[attr-defined]
+    if ex.observer is not None:
+        ex.observer.barrier(st.core, "PIPE_ALL", op)
+    return out
+
+
 _SIMPLE: dict[str, Callable[..., Any]] = {
     "arith.constant": _constant, "arith.cmpi": _cmpi, "arith.cmpf": _cmpf,
     "arith.select": _select, "arith.negf": _negf,
@@ -936,6 +983,9 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.mem_bar": _mem_bar,
     "pto.record_event": _flag, "pto.wait_event": _flag, "pto.barrier_sync": _barrier,
     "pto.tsync": _noop,
+    "pto.make_prefetch_async_context": _make_prefetch_ctx,
+    "pto.get_prefetch_async_session": _prefetch_session,
+    "pto.tprefetch_async": _tprefetch_async, "pto.comm.wait_async_event": _wait_async_event,
     "pto.sync.set": _sync_set, "pto.print": _print_scalar,
 }
 

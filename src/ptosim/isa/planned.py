@@ -34,8 +34,6 @@ MANUAL: tuple[PlannedOp, ...] = (
     _op("SET_IMG2COL_PADDING", "cube tile"),
     _op("SET_IMG2COL_RPT", "cube tile"),
     _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
-    _op("TPREFETCH_ASYNC", "memory", "pto.tprefetch_async", "pto.get_prefetch_async_session",
-        "pto.make_prefetch_async_context"),
     _op("TPUSH", "pipes and sync", "pto.tpush", "pto.tpush_to_aic", "pto.tpush_to_aiv"),
     _op("TPOP", "pipes and sync", "pto.tpop", "pto.tpop_from_aic", "pto.tpop_from_aiv"),
     _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
@@ -50,7 +48,7 @@ PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
     atomic_max atomic_min atomic_or atomic_sub atomic_xor bind_tile bitcast ceil
     comm.build_async_session comm.tbroadcast comm.test_async_event comm.tgather comm.tget
     comm.tget_async comm.tnotify comm.tput comm.tput_async comm.treduce comm.tscatter
-    comm.ttest comm.twait comm.wait_async_event convert copy_gm_to_cbuf_multi_dn2nz
+    comm.ttest comm.twait convert copy_gm_to_cbuf_multi_dn2nz
     copy_gm_to_cbuf_multi_nd2nz copy_matrix_cc_to_cbuf copy_matrix_cc_to_gm
     copy_matrix_cc_to_ub declare_eventid_array declare_global declare_local_array declare_tile
     declare_tile_memref eventid_array_get eventid_array_set floor fma
