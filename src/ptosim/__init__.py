@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .machine import Ptr
     from .targets import TARGETS, Target, get_target
     from .tile.img2col_config import Img2colConfig
+    from .tile.prefetch_async import PrefetchAsyncContext
 
 __version__ = "0.1.0"
 
@@ -49,6 +50,7 @@ _LAZY: dict[str, str] = {
     "Layout": "layout", "tile_layout": "layout", "gm_layout": "layout",
     "Target": "targets", "TARGETS": "targets", "get_target": "targets",
     "Img2colConfig": "tile.img2col_config",
+    "PrefetchAsyncContext": "tile.prefetch_async",
 }
 
 
@@ -68,6 +70,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Machine", "blas_threads", "Ptr", "DType", "dtype", "sizeof", "c0", "hif8_to_float32",
     "Layout", "tile_layout", "gm_layout", "Target", "TARGETS", "get_target", "Img2colConfig",
+    "PrefetchAsyncContext",
     "PtoError", "VerifyError", "SpaceError", "DtypeError", "FieldRangeError",
     "AlignmentError", "OutOfBoundsError", "TargetError", "UnknownDtypeError",
     "UninitializedReadError",

@@ -15,7 +15,10 @@ from .tile.mgather import mgather
 from .tile.mscatter import mscatter
 from .tile.ops import TileOps
 from .tile.prefetch import tprefetch
+from .tile.prefetch_async import tprefetch_async
+from .tile.quant_regs import set_quant_scalar, set_quant_vector
 from .tile.shape import tget_scale_addr, treshape, tsubview
+from .tile.sync import syncall, tsync
 from .tile.vector import method as tile_vector_method
 
 # PTO ops of the manual that ptosim does not implement yet (README support table).
@@ -86,6 +89,12 @@ Machine.TMOV_FP = tmov_fp  # type: ignore[attr-defined]
 Machine.TEXTRACT_FP = textract_fp  # type: ignore[attr-defined]
 Machine.TINSERT_FP = tinsert_fp  # type: ignore[attr-defined]
 Machine.TPREFETCH = tprefetch  # type: ignore[attr-defined]
+Machine.TPREFETCH_ASYNC = tprefetch_async  # type: ignore[attr-defined]
+# the FIXPIPE quantisation registers (read by TSTORE / TMOV quant_reg=)
+Machine.SET_QUANT_SCALAR = set_quant_scalar  # type: ignore[attr-defined]
+Machine.SET_QUANT_VECTOR = set_quant_vector  # type: ignore[attr-defined]
+Machine.TSYNC = tsync  # type: ignore[attr-defined]
+Machine.SYNCALL = syncall  # type: ignore[attr-defined]
 Machine.MGATHER = mgather  # type: ignore[attr-defined]
 Machine.MSCATTER = mscatter  # type: ignore[attr-defined]
 # a tile handle's address, and one element through the scalar unit

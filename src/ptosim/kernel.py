@@ -56,7 +56,8 @@ class Param:
 # The ops by which a kernel orders its pipes and cores itself.
 SYNC_OPS = frozenset({"pto.set_flag", "pto.wait_flag", "pto.set_flag_dyn", "pto.wait_flag_dyn",
                       "pto.barrier", "pto.pipe_barrier", "pto.sync.set", "pto.sync.wait",
-                      "pto.get_buf", "pto.rls_buf", "pto.mem_bar"})
+                      "pto.get_buf", "pto.rls_buf", "pto.mem_bar", "pto.record_event",
+                      "pto.wait_event", "pto.barrier_sync", "pto.syncall"})
 
 
 class _New:

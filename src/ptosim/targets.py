@@ -159,6 +159,13 @@ class Target:
     # manual tile ops this target's NPU code does not implement (pto-isa has them in its CPU
     # simulator only): they raise NotImplementedOpError unless called with cpu_sim_compat
     npu_missing_tile_ops: frozenset[str] = frozenset()
+    # TSYNC<Op>(): the pipes its pipe_barrier may drain (TSync.hpp static asserts)
+    tsync_barrier_pipes: tuple[str, ...] = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX",
+                                            "ALL")
+    # PTOAS erases a PIPE_V barrier_sync (a single-pipe V barrier is no instruction there)
+    drops_v_barrier: bool = False
+    # SYNCALL (mode, core type) pairs the target lacks (the manual's support matrix)
+    syncall_missing: frozenset[tuple[str, str]] = frozenset()
     # MGATHER / MSCATTER: a5's SIMT kernels (rows packed at the valid width, Row capacity
     # Shape[3], a [R, 1] ColMajor index tile, ND tables only, a ScatterConflict policy),
     # else a2a3's scalar walk (Stride[3] rows, capacity Shape[0..3], NZ table / tile pairs)
@@ -301,6 +308,9 @@ A2A3 = Target(
 )
 
 A5 = Target(
+    tsync_barrier_pipes=("MTE2", "MTE3", "ALL"),
+    syncall_missing=frozenset({("hard", "mix"), ("soft", "aic_only")}),
+    drops_v_barrier=True,
     name="a5",
     gm_index_simt=True,
     gm_index_dtypes=frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16", "i32", "si32",

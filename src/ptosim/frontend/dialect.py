@@ -41,10 +41,12 @@ from .dma_ops import (
     MteUbL1Op,
     MteUbUbOp,
 )
+from .event_ops import EVENT_ATTRS, EVENT_OPS
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from .generated_ops import generated_ops
 from .pipe_ops import PIPE_OPS
 from .pointer_ops import AddPtrOp, CastPtrOp
+from .prefetch_async_ops import PREFETCH_ASYNC_OPS, PREFETCH_ASYNC_TYPES
 from .structure_ops import (
     GetBlockIdxOp,
     GetBlockNumOp,
@@ -66,6 +68,7 @@ from .sync_ops import (
     WaitFlagDynOp,
     WaitFlagOp,
 )
+from .syncall_ops import SYNCALL_ATTRS, SyncAllOp
 from .tile_handle import HANDLE_OPS
 from .tile_ops import TILE_OPS, VIEW_OPS
 from .tile_types import (
@@ -104,6 +107,7 @@ OTHER_OPS = (
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
     TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS, *PIPE_OPS,
+    *EVENT_OPS, SyncAllOp, *PREFETCH_ASYNC_OPS,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:
@@ -120,7 +124,8 @@ _ATTRIBUTES = (
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
-    VRegType, MaskType, AlignType,
+    VRegType, MaskType, AlignType, *EVENT_ATTRS, *SYNCALL_ATTRS,
+    *PREFETCH_ASYNC_TYPES,
 )
 # What the parser loads up front: the hand-written ops and every attribute and type. The
 # generated ops come from `generated_op` when the parser first meets their name

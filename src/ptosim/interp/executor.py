@@ -70,6 +70,10 @@ class Wait:
     op: Operation
     cells: list[tuple[tuple, int]]       # semaphore keys the wait needs (key, amount)
     what: str                            # readable semaphore description
+    # a SYNCALL's wait: what it waits for (the deadlock report) and, for a soft one, the
+    # GM counter test that releases it (instead of ``cells``)
+    says: str | None = None
+    poll: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -817,6 +821,10 @@ def _set_ctrl(ex: Executor, st: CoreState, op: Operation) -> None:
     st.ctrl = _unsigned(st.env[op.operands[0]], 64)
 
 
+# the flag ops that set (the others wait); record_event / wait_event are TSYNC's forms
+_SETTERS = frozenset({"pto.set_flag", "pto.set_flag_dyn", "pto.record_event"})
+
+
 def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
     src, dst = op.src_pipe(), op.dst_pipe()  # type: ignore[attr-defined]
     if op.name in ("pto.set_flag_dyn", "pto.wait_flag_dyn"):
@@ -827,7 +835,7 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
     else:
         event = op.event()  # type: ignore[attr-defined]
     key = (pipe_name(src), pipe_name(dst), str(event))
-    if op.name in ("pto.set_flag", "pto.set_flag_dyn"):
+    if op.name in _SETTERS:
         st.flags[key] = st.flags.get(key, 0) + 1
     elif st.flags.get(key, 0) > 0:
         st.flags[key] -= 1
@@ -835,17 +843,19 @@ def _flag(ex: Executor, st: CoreState, op: Operation) -> None:
         raise DeadlockError(
             f"wait_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] on {st.core.name} has no "
             f"unconsumed set_flag[PIPE_{key[0]}, PIPE_{key[1]}, {key[2]}] before it: on "
-            f"hardware PIPE_{key[1]} would wait forever", op="pto.wait_flag")
+            f"hardware PIPE_{key[1]} would wait forever", op=op.name)
     if ex.events is not None:
-        setting = op.name in ("pto.set_flag", "pto.set_flag_dyn")
+        setting = op.name in _SETTERS
         ex.events.append((SET_FLAG if setting else WAIT_FLAG, st.core, src, dst, event, op))
     elif ex.observer is not None:
-        notify = ex.observer.set_flag if op.name in ("pto.set_flag", "pto.set_flag_dyn") \
-            else ex.observer.wait_flag
+        notify = ex.observer.set_flag if op.name in _SETTERS else ex.observer.wait_flag
         notify(st.core, src, dst, event, op)
 
 
 def _barrier(ex: Executor, st: CoreState, op: Operation) -> None:
+    if op.name == "pto.barrier_sync" and ex.m.target.drops_v_barrier \
+            and op.pipe() == "PIPE_V":  # type: ignore[attr-defined]
+        return          # PTOAS erases a PIPE_V barrier_sync on a5
     if ex.observer is not None:
         ex.observer.barrier(st.core, op.pipe(), op)  # type: ignore[attr-defined]
 
@@ -891,6 +901,53 @@ def _sync_id(st: CoreState, op: Operation) -> int:
     return int(st.env[ident]) if isinstance(ident, SSAValue) else int(ident)
 
 
+def _make_prefetch_ctx(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    from ..tile.prefetch_async import PrefetchAsyncContext
+    v = st.env[op.operands[0]]
+    ptr = v if isinstance(v, Ptr) else v.tensor.ptr
+    return [PrefetchAsyncContext(ptr.cast("i8"), st.core.sub, st.core.block)]
+
+
+def _prefetch_session(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [st.env[op.operands[0]].session]
+
+
+def _tprefetch_async(ex: Executor, st: CoreState, op: Operation) -> list[Any] | None:
+    """TPREFETCH_ASYNC on a vector core: PIPE_ALL barriers around the SDMA bookkeeping
+    (tile/prefetch_async.py); a PTOAS-checked 1-D view made the flat GlobalTensor."""
+    from ..tile.prefetch_async import tprefetch_async
+    from ..tile.tensor import GlobalTensor
+    ex._require_core(st, op, op.name, "vector")
+    v, ctx = st.env[op.operands[0]], st.env[op.operands[1]]
+    if isinstance(v, Ptr):
+        n = int(np.prod(op.operands[0].type.get_shape()))  # type: ignore[attr-defined]
+    else:
+        g: GlobalTensor = v.tensor
+        if g.stride[4] != 1 and g.shape[4] > 1:
+            raise KernelError(f"{op.name}: src is not contiguous (stride {g.stride[4]})",
+                              op=op.name)
+        v, n = g.ptr, int(np.prod(g.shape))
+    m: Any = ex.m                       # the full Machine (TileOps)
+    flat = m.global_tensor(v, shape=(1, 1, 1, 1, n), stride=(n, n, n, n, 1))
+    return _async_step(ex, st, op, lambda f, c: tprefetch_async(m, f, c), [flat, ctx])
+
+
+def _wait_async_event(ex: Executor, st: CoreState, op: Operation) -> list[Any] | None:
+    ex._require_core(st, op, op.name, "vector")
+    ev, session = st.env[op.operands[0]], st.env[op.operands[1]]
+    return _async_step(ex, st, op, lambda e, s: int(e.Wait(s)), [ev, session])
+
+
+def _async_step(ex: Executor, st: CoreState, op: Operation, call: Callable[..., Any],
+                args: list[Any]) -> list[Any] | None:
+    if ex.observer is not None:
+        ex.observer.barrier(st.core, "PIPE_ALL", op)
+    out = ex._invoke(st, op, op.SPEC, args, {}, call=call)  # type: ignore[attr-defined]
+    if ex.observer is not None:
+        ex.observer.barrier(st.core, "PIPE_ALL", op)
+    return out
+
+
 _SIMPLE: dict[str, Callable[..., Any]] = {
     "arith.constant": _constant, "arith.cmpi": _cmpi, "arith.cmpf": _cmpf,
     "arith.select": _select, "arith.negf": _negf,
@@ -925,6 +982,11 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.set_flag_dyn": _flag, "pto.wait_flag_dyn": _flag,
     "pto.pipe_barrier": _barrier, "pto.get_buf": _noop, "pto.rls_buf": _noop,
     "pto.mem_bar": _mem_bar,
+    "pto.record_event": _flag, "pto.wait_event": _flag, "pto.barrier_sync": _barrier,
+    "pto.tsync": _noop,
+    "pto.make_prefetch_async_context": _make_prefetch_ctx,
+    "pto.get_prefetch_async_session": _prefetch_session,
+    "pto.tprefetch_async": _tprefetch_async, "pto.comm.wait_async_event": _wait_async_event,
     "pto.sync.set": _sync_set, "pto.print": _print_scalar,
     "pto.reserve_buffer": pipes.reserve_buffer,
     "pto.import_reserved_buffer": pipes.import_reserved_buffer,
@@ -1256,11 +1318,11 @@ def _unknown(name: str) -> Callable[[CoreState], None]:
 
 def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | None:
     """set_flag / wait_flag with a static event: the flag's key decoded once."""
-    if op.name not in ("pto.set_flag", "pto.wait_flag"):
+    if op.name not in ("pto.set_flag", "pto.wait_flag", "pto.record_event", "pto.wait_event"):
         return None
     src, dst, event = op.src_pipe(), op.dst_pipe(), op.event()  # type: ignore[attr-defined]
     key = (pipe_name(src), pipe_name(dst), str(event))
-    setting = op.name == "pto.set_flag"
+    setting = op.name in _SETTERS
     tag = SET_FLAG if setting else WAIT_FLAG
     last_core: Core | None = None       # as in `_micro_step`
     last_handle: Any = None
@@ -1341,6 +1403,11 @@ def _vecscope(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, Non
     yield from ex.run_region(st, op.regions[0], [st.env[v] for v in op.operands])
     if ex.observer is not None:
         ex.observer.vecscope(st.core, op)
+    return None
+
+
+def _syncall(ex: Executor, st: CoreState, op: Operation) -> Generator[Wait, None, None]:
+    yield from ex.sync.syncall(ex, st, op)
     return None
 
 
@@ -1435,13 +1502,14 @@ _PLAIN: dict[str, Callable[..., Any]] = {
     "pto.section.cube": _section_plain("cube"), "pto.section.vector": _section_plain("vector"),
     "pto.vecscope": _vecscope_plain, "pto.strict_vecscope": _vecscope_plain,
 }
-_SUSPENDS = frozenset({"pto.sync.wait", "func.call", "pto.tpush_to_aiv", "pto.tpush_to_aic",
-                       "pto.tpop_from_aic", "pto.tpop_from_aiv"})   # may yield to the scheduler
+_SUSPENDS = frozenset({"pto.sync.wait", "func.call", "pto.syncall", "pto.tpush_to_aiv",
+                       "pto.tpush_to_aic", "pto.tpop_from_aic", "pto.tpop_from_aiv"})
+# (the ops above may yield to the scheduler)
 
 _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "scf.for": _scf_for, "scf.if": _scf_if,
     "pto.section.cube": _section("cube"), "pto.section.vector": _section("vector"),
-    "pto.sync.wait": _sync_wait, "func.call": _call,
+    "pto.sync.wait": _sync_wait, "func.call": _call, "pto.syncall": _syncall,
     "pto.tpush_to_aiv": pipes.tpush, "pto.tpush_to_aic": pipes.tpush,
     "pto.tpop_from_aic": pipes.tpop, "pto.tpop_from_aiv": pipes.tpop,
     "pto.vecscope": _vecscope, "pto.strict_vecscope": _vecscope,

@@ -193,6 +193,7 @@ class HazardChecker:
         self._setters: dict[tuple, tuple[int, deque[tuple[list[int], Operation]]]] = {}
         self._waiters: dict[tuple, tuple[int, deque[tuple[list[int], Operation]]]] = {}
         self.semaphores: dict[tuple, list[list[int]]] = {}
+        self.rendezvous: dict[tuple, list[list[int]]] = {}      # SYNCALL arrivals by key
         self.findings: dict[tuple, Finding] = {}
         # begin/end of ops, accesses and flags arrive as entries (`ptosim.events`), from
         # the executor and the Machine straight, or from the methods below; `flush` reads
@@ -573,6 +574,10 @@ class HazardChecker:
         if old.core == new.core:
             fix = (f'add pto.set_flag["PIPE_{old.pipe}", "PIPE_{new.pipe}", "EVENT_IDn"] after '
                    f'the first and the matching pto.wait_flag before the second')
+        elif old.core.split(".")[0] != new.core.split(".")[0]:
+            # semaphores stay inside a block; blocks meet only at a SYNCALL
+            fix = ("order the blocks: a pto.syncall that both cores reach between the first "
+                   "and the second")
         else:
             fix = (f"order the cores: pto.sync.set <PIPE_{old.pipe}> on {old.core} after the "
                    f"first, pto.sync.wait <PIPE_{new.pipe}> on {new.core} before the second")
@@ -615,6 +620,26 @@ class HazardChecker:
             queue = self.semaphores.get(k)
             if queue:
                 self._join(tid, queue.pop(0))
+
+    def rendezvous_arrive(self, core: Core, key: tuple, op: Operation | None = None) -> None:
+        """SYNCALL: ``core`` arrives at rendezvous ``key`` (after its PIPE_ALL barrier):
+        what every pipe of it did so far is published for the leavers."""
+        self.flush()
+        tids = [self._thread(core, p) for p in PIPES_OF[core.kind]]
+        merged = [0] * len(self.clocks)
+        for t in tids:
+            _join_into(merged, self.clocks[t])
+        self.rendezvous.setdefault(key, []).append(merged)
+        for t in tids:
+            self._join(t, merged)
+
+    def rendezvous_leave(self, core: Core, key: tuple, op: Operation | None = None) -> None:
+        """``core`` passes rendezvous ``key``: every pipe of it follows every arrival."""
+        self.flush()
+        tids = [self._thread(core, p) for p in PIPES_OF[core.kind]]
+        for clock in self.rendezvous.get(key, []):
+            for t in tids:
+                self._join(t, clock)
 
     def finish(self) -> list[Finding]:
         """Everything found, plus flags set and never waited for."""

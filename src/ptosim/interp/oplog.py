@@ -85,6 +85,12 @@ class OpLog:
     def barrier(self, core: Core, pipe: str, op: Operation) -> None:
         self._write(f"{self._where(op)} {core.name} barrier {pipe_name(pipe)}")
 
+    def rendezvous_arrive(self, core: Core, key: tuple, op: Operation | None = None) -> None:
+        self._write(f"{self._where(op)} {core.name} syncall arrive {_text(key)}")
+
+    def rendezvous_leave(self, core: Core, key: tuple, op: Operation | None = None) -> None:
+        self._write(f"{self._where(op)} {core.name} syncall leave {_text(key)}")
+
     def sync_set(self, core: Core, pipe: str, keys: list[tuple],
                  op: Operation | None = None) -> None:
         self._write(f"{self._where(op)} {core.name} {pipe_name(pipe)} sync.set {_text(keys)}")

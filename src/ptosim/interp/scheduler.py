@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import Any
 
+import numpy as np
 from xdsl.ir import Operation
 
-from ..errors import DeadlockError, PtoError
+from ..errors import DeadlockError, PtoError, TargetError
 from ..events import event_log
-from ..machine import MachineState
+from ..machine import MachineState, Ptr
 from ..targets import Target
 from .executor import Core, CoreState, Executor, KernelError, Wait
 
@@ -33,6 +34,9 @@ class SyncService:
 
     def __init__(self, target: Target, functions: dict[str, Operation]) -> None:
         self.paired = target.semaphores_paired
+        self.target = target
+        self.cores: list[Core] = []                       # the launch's (set by launch)
+        self.generation: dict[tuple[str, str], int] = {}  # SYNCALLs passed, by core and kind
         self.count: dict[tuple, int] = {}
         self.functions = functions
         self.observer: Any = None          # receives sync_set / sync_wait (hazard checker)
@@ -80,7 +84,71 @@ class SyncService:
             self.observer.sync_wait(core, pipe or op.pipe(), keys, op)  # type: ignore[attr-defined]
 
     def ready(self, wait: Wait) -> bool:
+        if wait.poll is not None:
+            return wait.poll()
         return all(self.count.get(k, 0) >= n for k, n in wait.cells)
+
+    def syncall(self, ex: Executor, st: CoreState, op: Operation
+                ) -> Generator[Wait, None, None]:
+        """``pto.syncall`` (both targets' SyncAll.hpp / syncall_soft.hpp): PIPE_ALL barrier,
+        then, on a participating core, the rendezvous; the others only drain."""
+        core, mode, kind = st.core, op.mode(), op.core_type()  # type: ignore[attr-defined]
+        if (mode, kind) in self.target.syncall_missing:
+            raise TargetError(f"{mode} SYNCALL of core type {kind} does not exist on "
+                              f"{self.target.name}", op=op.name)
+        kinds = {"aiv_only": ("vector",), "aic_only": ("cube",), "mix": ("cube", "vector")}
+        if kind == "mix" and {c.kind for c in self.cores} != {"cube", "vector"}:
+            raise KernelError("a mix SYNCALL needs a mixed kernel (AIC and AIV cores): the "
+                              "other side's handshake never comes", op=op.name)
+        if self.observer is not None:
+            self.observer.barrier(core, "PIPE_ALL", op)
+        members = [c for c in self.cores if c.kind in kinds[kind]]
+        if core.kind not in kinds[kind]:
+            return
+        if mode == "soft":
+            yield from self._soft(ex, st, op, kind, len(members))
+            return
+        gen = self.generation.get((core.name, kind), 0)
+        self.generation[(core.name, kind)] = gen + 1
+        key = ("syncall", kind, gen)
+        self.count[key] = self.count.get(key, 0) + 1
+        if self.observer is not None:
+            self.observer.rendezvous_arrive(core, key, op)
+        while self.count[key] < len(members):
+            yield Wait(op, [(key, len(members))], f"SYNCALL {kind} #{gen}",
+                       says=f"the other {kind} cores: {self.count[key]} of {len(members)} "
+                            f"arrived at SYNCALL #{gen}")
+        if self.observer is not None:
+            self.observer.rendezvous_leave(core, key, op)
+
+    def _soft(self, ex: Executor, st: CoreState, op: Operation, kind: str, members: int
+              ) -> Generator[Wait, None, None]:
+        """Soft mode: one i32 counter at gm_workspace[0]; each participant adds 1 and polls
+        until it reaches the end of its generation, (before // total + 1) * total."""
+        value = st.env[op.gm_workspace]  # type: ignore[attr-defined]
+        ptr = (value if isinstance(value, Ptr) else value.tensor.ptr).cast("i32")
+        used = 0 if op.used_cores is None else int(st.env[op.used_cores])  # type: ignore[attr-defined]
+        if used < 0:
+            raise KernelError(f"used_cores = {used} is negative", op=op.name)
+        blocks = len(ex.m.blocks)
+        default = {"aiv_only": blocks, "aic_only": blocks, "mix": blocks * (1 + ex.subblocks)}
+        total = used or default[kind]
+        before = int(ex.m.read(ptr, 1)[0])
+        ex.m.write(ptr, np.array([before + 1], np.int32))
+        goal = (before // total + 1) * total
+        key = ("syncall_soft", ptr.offset, goal)
+        if self.observer is not None:
+            self.observer.rendezvous_arrive(st.core, key, op)
+
+        def count() -> int:
+            return int(ex.m.read(ptr, 1)[0])
+        while count() < goal:
+            yield Wait(op, [], f"SYNCALL counter {ptr!r}",
+                       says=f"the soft SYNCALL counter at {ptr!r} to reach {goal} (it holds "
+                            f"{count()}; {total} participants per generation)",
+                       poll=lambda: count() >= goal)
+        if self.observer is not None:
+            self.observer.rendezvous_leave(st.core, key, op)
 
 
 def _describe(key: tuple) -> str:
@@ -93,6 +161,7 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
            executor: Executor, sync: SyncService) -> Executor:
     """Run ``func`` on every core in ``cores`` to completion (or a PtoError)."""
     executor.observer = sync.observer
+    sync.cores = list(cores)
     executor.events = event_log(sync.observer)
     # sub-blocks per block of this launch: 2 for mixed kernels, 1 for vector-only ones
     executor.subblocks = max(1, sum(c.kind == "vector" and c.block == 0 for c in cores))
@@ -128,8 +197,11 @@ def _deadlock(executor: Executor, blocked: list[tuple[Core, Wait | None]]) -> De
         assert wait is not None
         loc = executor.locate(wait.op)
         first_loc = first_loc or loc
-        lines.append(f"  {core.name} waits in {wait.op.name} at {loc or '?'} for semaphore "
-                     f"{wait.what} (count 0)")
+        what = wait.says or f"semaphore {wait.what} (count 0)"
+        lines.append(f"  {core.name} waits in {wait.op.name} at {loc or '?'} for {what}")
+    head = "semaphore that no running core will set" if all(
+        w is not None and w.says is None for _, w in blocked) else \
+        "semaphore or SYNCALL that no running core will release"
     return DeadlockError("deadlock: every unfinished core is blocked on a cross-core "
-                         "semaphore that no running core will set\n" + "\n".join(lines),
+                         f"{head}\n" + "\n".join(lines),
                          loc=first_loc)

@@ -120,6 +120,16 @@ class Timeline:
     def vecscope(self, core: Core, op: Operation) -> None:
         """Scope boundaries cost nothing on the timeline."""
 
+    def rendezvous_arrive(self, core: Core, key: tuple, op: Operation | None = None) -> None:
+        t = max(self._at(core, p) for p in PIPES_OF[core.kind])
+        self._sems.setdefault(("syncall", key), []).append((t, core, "S"))
+
+    def rendezvous_leave(self, core: Core, key: tuple, op: Operation | None = None) -> None:
+        arrivals = self._sems.get(("syncall", key), [])
+        t = max([self._at(core, p) for p in PIPES_OF[core.kind]] + [a[0] for a in arrivals])
+        for p in PIPES_OF[core.kind]:
+            self.ready[(core.name, p)] = t
+
     def sync_set(self, core: Core, pipe: str, keys: list[tuple],
                  op: Operation | None = None) -> None:
         p = pipe_name(pipe)

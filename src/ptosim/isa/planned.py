@@ -30,16 +30,10 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 MANUAL: tuple[PlannedOp, ...] = (
     _op("TPACK", "vector tile"),
     _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
-    _op("TPREFETCH_ASYNC", "memory", "pto.tprefetch_async", "pto.get_prefetch_async_session",
-        "pto.make_prefetch_async_context"),
     _op("TPUSH", "pipes and sync", "pto.tpush"),      # the frontend forms run (.pto, a5)
     _op("TPOP", "pipes and sync", "pto.tpop"),
     _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
     _op("TFREE", "pipes and sync", "pto.tfree"),
-    _op("SYNCALL", "pipes and sync", "pto.syncall"),
-    _op("TSYNC", "pipes and sync", "pto.tsync"),
-    _op("SET_QUANT_SCALAR", "pipes and sync"),
-    _op("SET_QUANT_VECTOR", "pipes and sync"),
 )
 
 # Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar
@@ -47,22 +41,22 @@ MANUAL: tuple[PlannedOp, ...] = (
 # forms ...). Names only; none of them runs in ptosim.
 PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
     absf atomic_add atomic_and atomic_cas atomic_exch
-    atomic_max atomic_min atomic_or atomic_sub atomic_xor barrier_sync bind_tile bitcast ceil
+    atomic_max atomic_min atomic_or atomic_sub atomic_xor bind_tile bitcast ceil
     comm.build_async_session comm.tbroadcast comm.test_async_event comm.tgather comm.tget
     comm.tget_async comm.tnotify comm.tput comm.tput_async comm.treduce comm.tscatter
-    comm.ttest comm.twait comm.wait_async_event convert copy_gm_to_cbuf_multi_dn2nz
+    comm.ttest comm.twait convert copy_gm_to_cbuf_multi_dn2nz
     copy_gm_to_cbuf_multi_nd2nz copy_matrix_cc_to_cbuf copy_matrix_cc_to_gm
     copy_matrix_cc_to_ub declare_eventid_array declare_global declare_local_array declare_tile
     declare_tile_memref eventid_array_get eventid_array_set floor fma
     initialize_l2g2l_pipe initialize_l2l_pipe
     inttoptr keep ldg load load_cbuf_to_ca_s4 load_cbuf_to_cb_mx load_cbuf_to_cb_s4
     local_array_get local_array_set mad_bias_raw mad_mx_bias_raw mad_mx_raw mad_raw
-    materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint record_event redux_add
+    materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint redux_add
     redux_max redux_min resume rint round set_atomic_s32 set_atomic_s8 set_ffts
     shuffle_bfly shuffle_down shuffle_idx shuffle_up simd.tile_to_memref simt_launch sqrt stg
     store store_vfsimt_info syncthreads threadfence
     threadfence_block trap uvld vdintlvv2 vintlvv2
-    vote_all vote_any vote_ballot vote_uni vselrv2 wait_event
+    vote_all vote_any vote_ballot vote_uni vselrv2
     """))
 
 

@@ -153,6 +153,15 @@ _BASE_ROWS: tuple[OpSpec, ...] = (
     _other("pipe_barrier", "sync", method="pipe_barrier", implemented=False),
     _other("sync.set", "sync"), _other("sync.wait", "sync"),
     _other("get_buf", "sync"), _other("rls_buf", "sync"), _other("mem_bar", "sync"),
+    # TSYNC's .pto forms (frontend/event_ops.py): flags and a barrier by op type
+    _other("record_event", "sync"), _other("wait_event", "sync"),
+    _other("barrier_sync", "sync"), _other("tsync", "sync", method="TSYNC"),
+    _other("syncall", "sync", method="SYNCALL"),      # frontend/syncall_ops.py
+    # TPREFETCH_ASYNC (frontend/prefetch_async_ops.py): the SDMA bookkeeping of the vector
+    # core goes through its UB scratch by MTE2 between PIPE_ALL barriers
+    _other("make_prefetch_async_context", "view"), _other("get_prefetch_async_session", "view"),
+    OpSpec("tprefetch_async", "sync", "MTE2", "vector", "TPREFETCH_ASYNC"),
+    OpSpec("comm.wait_async_event", "sync", "MTE2", "vector"),
     # tile level: views and tiles, then the tile ops
     _other("make_tensor_view", "view"), _other("partition_view", "view"),
     _other("alloc_tile", "view"), _other("tile_buf_addr", "view"),

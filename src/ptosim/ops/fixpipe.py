@@ -75,6 +75,15 @@ def _family(mode: str) -> str:
     return mode
 
 
+@dataclass(frozen=True)
+class QuantWord:
+    """A scalar pre_quant payload given as the 64-bit QUANT_PRE word the tile ops write
+    (SET_QUANT_SCALAR, preQuantScalar): bits 0-31 the f32 scale, bit 46 the 8-bit output's
+    sign, as in a vector word. Bits 32-45 and 47-63 must be clear (the tile layer checks)."""
+
+    bits: int
+
+
 @dataclass
 class _Plan:
     """The checked clauses of one FIXPIPE op."""
@@ -294,7 +303,7 @@ class FixpipeOps(MachineState):
             if payload.dtype.name not in _FLOAT_PAYLOAD:
                 raise DtypeError(f"fb payload element type must be f16, bf16 or f32, got "
                                  f"{payload.dtype.name}", op=op, operand="pre_quant")
-        elif not _is_float_scalar(payload):
+        elif not _is_float_scalar(payload) and not isinstance(payload, QuantWord):
             raise VerifyError(f"scalar pre_quant mode requires an f16, bf16 or f32 scalar "
                               f"payload, got {payload!r}", op=op, operand="pre_quant")
         if mode not in self.target.quant_modes:
@@ -309,7 +318,8 @@ class FixpipeOps(MachineState):
             raise DtypeError(f"pre_quant mode {mode} writes {'/'.join(sorted(allowed))}, not "
                              f"{dst.name}", op=op, operand="dst")
         if _family(mode) in ("qf322b8_pre", "req8") and mode.endswith("_scalar") \
-                and dst.name != "ui8":
+                and dst.name != "ui8" and not (isinstance(payload, QuantWord)
+                                               and payload.bits >> 46 & 1):
             warn(f"{op}: a scalar {mode} payload carries no sign bit, so results "
                           f"are clamped to [0, 255] and stored in a {dst.name}")
         plan.quant, plan.quant_payload = mode, payload
@@ -478,6 +488,12 @@ class FixpipeOps(MachineState):
                 out["scale"] = _f32_from_word(words & np.uint64(0xFFFFFFFF))
                 out["offset"] = ((words >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.int64)
                 out["signed"] = ((words >> np.uint64(46)) & np.uint64(1)).astype(bool)
+            elif isinstance(plan.quant_payload, QuantWord):
+                bits = plan.quant_payload.bits
+                word = np.array([bits & 0xFFFFFFFF], np.uint64)
+                out["scale"] = np.repeat(_f32_from_word(word), n)
+                out["offset"] = np.zeros(n, np.int64)
+                out["signed"] = np.full(n, bool(bits >> 46 & 1))
             else:
                 out["scale"] = np.full(n, np.float32(plan.quant_payload), np.float32)
                 out["offset"] = np.zeros(n, np.int64)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import DtypeError, NotImplementedOpError, PtoTypeError, PtoValueError, SpaceError
-from ..ops.fixpipe import ALL_QUANT_MODES
+from ..ops.fixpipe import ALL_QUANT_MODES, QuantWord
 from .tensor import GlobalTensor
 from .tile import Tile
 
@@ -38,12 +38,13 @@ def vector_mode(m: TileOps, op: str, acc: Tile, dst_dtype: str, to_gm: bool) -> 
 
 
 def scalar_quant(m: TileOps, op: str, acc: Tile, dst_dtype: str, to_gm: bool,
-                 word: object) -> tuple[np.float32, str]:
+                 word: object) -> tuple[np.float32 | QuantWord, str]:
     """pto-isa's preQuantScalar overloads (``TSTORE(dst, src, preQuantScalar)``, ``TMOV``
     likewise): FIXPIPE's ``pre_quant`` clause for the 64-bit QUANT_PRE word. The mode is
     the target's scalar mode of the (Acc, destination) pair; the word's bits 0-31 are the
-    f32 scale. Its upper bits (the offset and sign fields of the vector words' layout) are
-    not modelled, so a word using them is refused."""
+    f32 scale and bit 46 the 8-bit output's sign (as in a vector word: FIXPIPE then clamps
+    to the signed range); its other upper bits (the vector words' offset ...) are not
+    modelled, so a word using them is refused."""
     _acc(op, acc)
     if isinstance(word, (bool, np.bool_)) or not isinstance(word, (int, np.integer)):
         raise PtoTypeError(f"pre_quant_scalar must be an integer (the 64-bit QUANT_PRE word), "
@@ -52,10 +53,12 @@ def scalar_quant(m: TileOps, op: str, acc: Tile, dst_dtype: str, to_gm: bool,
         raise PtoValueError(f"pre_quant_scalar = {int(word)} does not fit 64 bits", op=op,
                             operand="pre_quant_scalar")
     bits = int(word) % (1 << 64)
-    if bits >> 32:
+    sign = 1 << 46          # the 8-bit output's sign (SET_QUANT_SCALAR<int8_t> sets it)
+    if (bits & ~sign) >> 32:
         raise NotImplementedOpError(f"pre_quant_scalar = {bits:#x}: bits 32-63 of the "
                                     f"QUANT_PRE word (offset, sign) are not modelled; only the "
-                                    f"f32 scale in bits 0-31 is", op=op)
+                                    f"f32 scale in bits 0-31 (and bit 46, the int8 sign) is",
+                                    op=op)
     table = m.target.scalar_quant_gm if to_gm else m.target.scalar_quant_chip
     pair = (_canon(acc.dtype.name), _canon(dst_dtype))
     mode = table.get(pair)
@@ -67,6 +70,8 @@ def scalar_quant(m: TileOps, op: str, acc: Tile, dst_dtype: str, to_gm: bool,
     if mode not in ALL_QUANT_MODES:
         raise NotImplementedOpError(f"the scalar mode {mode} ({pair[0]} -> {pair[1]}) is not "
                                     f"implemented: no source pins its arithmetic down", op=op)
+    if bits & sign:         # FIXPIPE then clamps b8 results to the signed range
+        return QuantWord(bits), mode
     return np.array([bits], np.uint32).view(np.float32)[0], mode
 
 

@@ -32,6 +32,7 @@ from .acc_fp import scalar_quant
 from .conv import ConvTile, conv_tile
 from .img2col_config import Img2colConfig
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
+from .quant_regs import QUANT_PRE, register_clause
 from .shape import treshape
 from .tensor import GlobalTensor, make_global_tensor
 from .tile import COMPACT_MODES, SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
@@ -440,17 +441,21 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def TSTORE(self, g: GlobalTensor, t: Tile, *, pre_quant: tuple | None = None,
                pre_relu: tuple | None = None,
                atomic: str | tuple[str, str] | None = None,
-               pre_quant_scalar: int | None = None) -> None:
+               pre_quant_scalar: int | None = None, quant_reg: str | None = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
         layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, casting
         f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
         (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it. ``pre_quant_scalar``:
         pto-isa's ``TSTORE(dst, src, preQuantScalar)`` (the QUANT_PRE word; see
-        `acc_fp.scalar_quant`)."""
-        if pre_quant_scalar is not None:
-            pre_quant = self._scalar_clause("TSTORE", t, g, pre_quant, pre_quant_scalar)
+        `acc_fp.scalar_quant`). ``quant_reg``: "scalar" / "vector", the quantisation
+        from the register SET_QUANT_SCALAR / SET_QUANT_VECTOR wrote (`quant_regs`)."""
+        if pre_quant_scalar is not None or quant_reg is not None:
+            pre_quant = self._scalar_clause("TSTORE", t, g, pre_quant, pre_quant_scalar,
+                                            quant_reg)
         self._replayed(("TSTORE", id(g), id(t), pre_quant, pre_relu, atomic), (g, t),
                        lambda: self._tstore(g, t, pre_quant, pre_relu, atomic))
+        if pre_quant_scalar is not None:        # set_quant_pre(word) before the FIXPIPE
+            self.regs[QUANT_PRE] = (int(pre_quant_scalar) % (1 << 64),)
 
     def _tstore(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
                 pre_relu: tuple | None, atomic: str | tuple[str, str] | None) -> None:
@@ -519,13 +524,13 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def TMOV(self, dst: Tile, src: Tile, tmp: Tile | None = None, *, grp_axis: int = 1,
              mode: str | None = None, pre_quant: tuple | None = None,
              pre_relu: tuple | None = None, pre_quant_scalar: int | None = None,
-             cpu_sim_compat: bool = False) -> None:
+             quant_reg: str | None = None, cpu_sim_compat: bool = False) -> None:
         """Mat -> Left / Right / Bias (whole tiles), Vec -> Vec (ND copies; a5: ND -> NZ /
         ZN relayouts), Vec -> Mat (a5), Acc -> Mat and Acc -> Vec (a5) through FIXPIPE
         (``mode``: an AccToVecMode name, default the destination tile's own sub-block;
         ``pre_quant`` / ``pre_relu`` as FIXPIPE's; ``pre_quant_scalar``: pto-isa's
-        ``TMOV(dst, src, preQuantScalar)``). With ``tmp`` (a5): the MX exponent
-        repack of a Vec ND tile into a Vec ZZ tile, ND-grouped (``grp_axis=1``) or
+        ``TMOV(dst, src, preQuantScalar)``; ``quant_reg`` as TSTORE's). With ``tmp`` (a5):
+        the MX exponent repack of a Vec ND tile into a Vec ZZ tile, ND-grouped (``grp_axis=1``) or
         DN-grouped (``grp_axis=0``) exponents; ``tmp`` is ND -> ZZ's index scratch.
         ``cpu_sim_compat=True`` runs pto-isa's CPU simulator instead, for Vec -> Vec only:
         the valid region element by element through both layouts, any pair."""
@@ -536,7 +541,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             tmov_vec.cpu_sim_copy(self, dst, src)
             return
         if tmp is not None:
-            if (mode, pre_quant, pre_relu, pre_quant_scalar) != (None, None, None, None):
+            if (mode, pre_quant, pre_relu, pre_quant_scalar, quant_reg) != (None,) * 5:
                 raise PtoValueError("the 3-operand (tmp) TMOV takes no mode, pre_quant(_scalar) or "
                                     "pre_relu", op="TMOV")
             with _lowered("TMOV"):
@@ -545,25 +550,35 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         if grp_axis != 1:
             raise PtoValueError("grp_axis selects the 3-operand ZZ form: pass a tmp tile",
                                 op="TMOV")
-        if pre_quant_scalar is not None:
-            pre_quant = self._scalar_clause("TMOV", src, dst, pre_quant, pre_quant_scalar)
+        if pre_quant_scalar is not None or quant_reg is not None:
+            pre_quant = self._scalar_clause("TMOV", src, dst, pre_quant, pre_quant_scalar,
+                                            quant_reg)
         self._replayed(("TMOV", id(dst), id(src), mode, pre_quant, pre_relu), (dst, src),
                        lambda: self._tmov(dst, src, mode, pre_quant, pre_relu))
+        if pre_quant_scalar is not None:
+            self.regs[QUANT_PRE] = (int(pre_quant_scalar) % (1 << 64),)
 
     def _scalar_clause(self, op: str, acc: Tile, dst: object, pre_quant: tuple | None,
-                       word: int) -> tuple:
-        """FIXPIPE's pre_quant clause of a preQuantScalar overload (checked first, so a
-        refusal writes nothing)."""
+                       word: int | None, reg: str | None = None) -> tuple:
+        """FIXPIPE's pre_quant clause of a preQuantScalar overload, or of ``quant_reg``
+        (checked first, so a refusal writes nothing)."""
         if pre_quant is not None:
-            raise PtoTypeError("takes pre_quant or pre_quant_scalar, not both", op=op,
-                               operand="pre_quant_scalar")
+            other = "pre_quant_scalar" if word is not None else "quant_reg"
+            raise PtoTypeError(f"takes pre_quant or {other}, not both", op=op, operand=other)
+        if word is not None and reg is not None:
+            raise PtoTypeError("takes pre_quant_scalar or quant_reg, not both", op=op,
+                               operand="quant_reg")
         want = GlobalTensor if op == "TSTORE" else Tile
         if not isinstance(dst, want):
             raise PtoTypeError(f"dst must be a {want.__name__}, got {type(dst).__name__}",
                                op=op, operand="dst")
-        if isinstance(dst, GlobalTensor):
-            return scalar_quant(self, op, acc, dst.ptr.dtype.name, True, word)
-        return scalar_quant(self, op, acc, dst.dtype.name, False, word)
+        to_gm = isinstance(dst, GlobalTensor)
+        dst_type = dst.ptr.dtype.name if isinstance(dst, GlobalTensor) else dst.dtype.name
+        if reg is not None:
+            if not isinstance(acc, Tile) or acc.tile_type != "Acc":
+                raise SpaceError("quant_reg applies to an Acc source", op=op, operand="src")
+            return register_clause(self, op, acc, dst_type, to_gm, reg)
+        return scalar_quant(self, op, acc, dst_type, to_gm, word)
 
     def _tmov(self, dst: Tile, src: Tile, mode: str | None, pre_quant: tuple | None,
               pre_relu: tuple | None) -> None:
