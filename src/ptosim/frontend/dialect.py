@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from xdsl.ir import Dialect
+import importlib
+
+from xdsl.ir import Attribute, Dialect, Operation
 
 from ..isa import BY_MNEMONIC
 from .attributes import (
@@ -41,12 +43,9 @@ from .dma_ops import (
     MteUbL1Op,
     MteUbUbOp,
 )
-from .event_ops import EVENT_ATTRS, EVENT_OPS
 from .fixpipe_ops import MteL0cGmOp, MteL0cL1Op, MteL0cUbOp
 from .generated_ops import generated_ops
-from .pipe_ops import PIPE_OPS
 from .pointer_ops import AddPtrOp, CastPtrOp
-from .prefetch_async_ops import PREFETCH_ASYNC_OPS, PREFETCH_ASYNC_TYPES
 from .structure_ops import (
     GetBlockIdxOp,
     GetBlockNumOp,
@@ -68,7 +67,6 @@ from .sync_ops import (
     WaitFlagDynOp,
     WaitFlagOp,
 )
-from .syncall_ops import SYNCALL_ATTRS, SyncAllOp
 from .tile_handle import HANDLE_OPS
 from .tile_ops import TILE_OPS, VIEW_OPS
 from .tile_types import (
@@ -106,8 +104,7 @@ OTHER_OPS = (
     GetSubblockIdxOp, GetSubblockNumOp, SetFlagOp, WaitFlagOp, BarrierOp, PipeBarrierOp,
     SyncSetOp, SyncWaitOp, GetBufOp, RlsBufOp, MemBarOp, GetCtrlOp, SetCtrlOp, Sbitset0Op,
     Sbitset1Op, SetFlagDynOp, WaitFlagDynOp, VecScopeOp, StrictVecScopeOp, PrintOp,
-    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS, *PIPE_OPS,
-    *EVENT_OPS, SyncAllOp, *PREFETCH_ASYNC_OPS,
+    TReshapeOp, SubViewOp, SetValidShapeOp, GetValidShapeOp, *HANDLE_OPS,
 )
 
 def _attach_specs(ops: tuple[type, ...]) -> None:
@@ -124,9 +121,41 @@ _ATTRIBUTES = (
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
-    VRegType, MaskType, AlignType, *EVENT_ATTRS, *SYNCALL_ATTRS,
-    *PREFETCH_ASYNC_TYPES,
+    VRegType, MaskType, AlignType,
 )
+# Hand-written ops few kernels name (tile pipes, events, SYNCALL, async prefetch): each
+# module loads, with its attributes and types, when the parser first meets one of these
+# names (`ptosim.frontend.text`), so other kernels' start-up does not pay for them.
+# tests/test_frontend_lazy.py keeps the names equal to the modules' classes.
+LAZY_MODULES: dict[str, tuple[str, ...]] = {
+    "event_ops": ("pto.pipe_event_type", "pto.sync_op_type", "pto.event", "pto.record_event",
+                  "pto.wait_event", "pto.barrier_sync", "pto.tsync"),
+    "pipe_ops": ("pto.reserve_buffer", "pto.import_reserved_buffer", "pto.aic_initialize_pipe",
+                 "pto.aiv_initialize_pipe", "pto.tpush_to_aiv", "pto.tpush_to_aic",
+                 "pto.tpop_from_aic", "pto.tpop_from_aiv", "pto.tfree_from_aic",
+                 "pto.tfree_from_aiv"),
+    "prefetch_async_ops": ("pto.prefetch_async_context", "pto.async_session",
+                           "pto.async_event", "pto.make_prefetch_async_context",
+                           "pto.get_prefetch_async_session", "pto.tprefetch_async",
+                           "pto.comm.wait_async_event"),
+    "syncall_ops": ("pto.sync_all_mode", "pto.sync_core_type", "pto.syncall"),
+}
+LAZY_NAMES: dict[str, str] = {n: mod for mod, names in LAZY_MODULES.items() for n in names}
+
+
+def lazy_classes(module: str) -> tuple[list[type[Operation]], list[type[Attribute]]]:
+    """The op classes (their registry entries attached) and the attribute / type classes
+    of one of `LAZY_MODULES`, importing it."""
+    mod = importlib.import_module(f"{__package__}.{module}")
+    ops: list[type[Operation]] = []
+    attrs: list[type[Attribute]] = []
+    for value in vars(mod).values():
+        if isinstance(value, type) and getattr(value, "name", None) in LAZY_MODULES[module]:
+            (ops if issubclass(value, Operation) else attrs).append(value)
+    _attach_specs(tuple(ops))
+    return ops, attrs
+
+
 # What the parser loads up front: the hand-written ops and every attribute and type. The
 # generated ops come from `generated_op` when the parser first meets their name
 # (`ptosim.frontend.text`), so a kernel pays only for the ops it uses.
@@ -144,7 +173,10 @@ def __getattr__(name: str) -> object:
     elif name == "VECTOR_TILE_OPS":
         value = tuple(c for c in generated_ops() if c.SPEC.kind == "tile")  # type: ignore[attr-defined]
     elif name == "PTO":
-        value = Dialect("pto", [*PTO_CORE.operations, *generated_ops()], list(_ATTRIBUTES))
+        lazy = [lazy_classes(m) for m in LAZY_MODULES]
+        value = Dialect("pto", [*PTO_CORE.operations, *generated_ops(),
+                                *(c for ops, _ in lazy for c in ops)],
+                        [*_ATTRIBUTES, *(c for _, attrs in lazy for c in attrs)])
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value             # one object from now on

@@ -40,7 +40,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer
 
 from ..errors import NotImplementedTextOpError, PtoSyntaxError, printable
 from ..isa.planned import planned_mnemonic
-from .dialect import PTO_CORE
+from .dialect import LAZY_NAMES, PTO_CORE, lazy_classes
 from .generated_ops import generated_op
 from .vector_ops import vector_scope_error
 
@@ -62,7 +62,23 @@ class IndexCastUIOp(IRDLOperation):
 
 
 class _Context(Context):
-    """Builds a generated pto op's class the first time a kernel names it."""
+    """Builds a generated pto op's class the first time a kernel names it, and loads a
+    module of `LAZY_MODULES` the first time a kernel names one of its ops, attributes or
+    types."""
+
+    def _load_lazy(self, name: str) -> bool:
+        module = LAZY_NAMES.get(name)
+        if module is None or name in self._loaded_ops or name in self._loaded_attrs \
+                or name in self._loaded_types:
+            return False
+        ops, attrs = lazy_classes(module)
+        for op in ops:
+            if op.name not in self._loaded_ops:
+                self.load_op(op)
+        for attr in attrs:
+            if attr.name not in self._loaded_attrs and attr.name not in self._loaded_types:
+                self.load_attr_or_type(attr)
+        return True
 
     def _get_known_op(self, name: str) -> type[Operation] | None:
         known = super()._get_known_op(name)
@@ -70,7 +86,21 @@ class _Context(Context):
             known = generated_op(name)
             if known is not None:
                 self._loaded_ops[name] = known
+            elif self._load_lazy(name):
+                known = super()._get_known_op(name)
         return known
+
+    def get_optional_attr(self, name: str) -> type[Attribute] | None:
+        found = super().get_optional_attr(name)
+        if found is None and self._load_lazy(name):
+            found = super().get_optional_attr(name)
+        return found
+
+    def get_optional_type(self, name: str) -> type[TypeAttribute] | None:
+        found = super().get_optional_type(name)
+        if found is None and self._load_lazy(name):
+            found = super().get_optional_type(name)
+        return found
 
 
 def load_context() -> Context:
