@@ -251,3 +251,21 @@ def test_nz_insert_reports_only_the_lines_it_writes(src_layout: str, r0: int, c0
     assert named == {4 * ((c // 8) * 256 + r * 8 + c % 8) + b
                      for r in range(r0, r0 + shape[0]) for c in range(c0, c0 + shape[1])
                      for b in range(4)}
+
+
+def test_pushing_an_nd_vec_tile_to_the_cube_is_not_implemented() -> None:
+    """a5 copies an ND Vec tile's bytes into the L1 slot as they are (TInsertNDImpl); the
+    cube's NZ pop would read them differently, which ptosim does not model: refused."""
+    from ptosim.errors import NotImplementedOpError
+    text = kernel(0, 1, 1, v2c=True, c2v=False)
+    nd, nz = tile("vec", 16, 16), tile("nz", 16, 16)
+    old = f"pto.tpush_to_aic(%xz : {nz})"
+    assert old in text
+    text = text.replace(old, f"pto.tpush_to_aic(%xt : {nd})")
+    rng = np.random.default_rng(0)
+    args = {"x": rng.standard_normal((16, 16)).astype(np.float32),
+            "b": rng.standard_normal((16, 16)).astype(np.float32),
+            "out": np.zeros((16, 16), np.float32)}
+    with pytest.raises(NotImplementedOpError, match=r"pto.tpush_to_aic of an ND Vec tile: a5 "
+                       r"copies its bytes into the L1 slot unconverted"):
+        Kernel.from_text(text, "pipe.pto").run(args, target="a5")
