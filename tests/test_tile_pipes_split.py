@@ -60,7 +60,6 @@ def kernel(split: int, n: int, slot_num: int, v2c: bool, c2v: bool) -> str:
             continue
         res = (f'pto.reserve_buffer {{name = "{name}", size = {slot * slot_num}, '
                f'location = #pto.address_space<{space}>, auto = true}} -> i32')
-        imp = f'pto.import_reserved_buffer {{name = "{name}", peer_func = @{"cube" if not owner_cube else "cube"}}} -> i32'
         var = "%c2v" if name == "c2v_fifo" else "%v2c"
         if owner_cube:
             cube_bufs.append(f"{var} = {res}")
@@ -70,7 +69,6 @@ def kernel(split: int, n: int, slot_num: int, v2c: bool, c2v: bool) -> str:
             vec_bufs.append(f"{var} = {res}")
             cube_bufs.append(f'{var} = pto.import_reserved_buffer {{name = "{name}", '
                              f'peer_func = @vec}} -> i32')
-        del imp
     if not c2v:                          # a one-way pipe passes one buffer twice
         cube_bufs.append("%c2v = arith.addi %v2c, %z32 : i32")
         vec_bufs.append("%c2v = arith.addi %v2c, %z32 : i32")
@@ -196,8 +194,8 @@ def run(split: int, n: int, slot_num: int, v2c: bool, c2v: bool, seed: int = 0):
 CASES = [(split, n, slot_num) for split in (0, 1, 2) for n, slot_num in ((1, 1), (2, 2), (4, 4))]
 
 
-@pytest.mark.parametrize(("split", "n", "slot_num"), [c for c in CASES if c[0]])
-def test_split_cube_to_vector(split: int, n: int, slot_num: int) -> None:
+@pytest.mark.parametrize(("split", "n", "slot_num"), CASES)
+def test_cube_to_vector(split: int, n: int, slot_num: int) -> None:
     got, want, result = run(split, n, slot_num, v2c=False, c2v=True)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
     assert [f.message for f in result.findings] == []
@@ -239,7 +237,7 @@ def test_nz_insert_reports_only_the_lines_it_writes(src_layout: str, r0: int, c0
         m.TINSERT(mat, src, r0, c0)
     finally:
         m.access_hook = None
-    start, n, access, runs = [s for s in seen if s[2] == "W"][0]
+    start, n, access, runs = next(s for s in seen if s[2] == "W")
     # the bytes the runs name, relative to the tile; then the bytes whose value changed
     length, ((count, stride),) = runs
     named = {start - mat.ptr.offset + i * stride + b for i in range(count) for b in range(length)}
@@ -269,3 +267,33 @@ def test_pushing_an_nd_vec_tile_to_the_cube_is_not_implemented() -> None:
     with pytest.raises(NotImplementedOpError, match=r"pto.tpush_to_aic of an ND Vec tile: a5 "
                        r"copies its bytes into the L1 slot unconverted"):
         Kernel.from_text(text, "pipe.pto").run(args, target="a5")
+
+
+def test_pop_with_a_dynamic_valid_shape_and_no_operands_is_the_full_tile() -> None:
+    """PTOAS accepts a '?' valid shape without (valid_row, valid_col) and sets none (lit
+    tpush_tpop_dynamic_validshape_default_a5): the popped tile is valid in full."""
+    text = kernel(0, 2, 2, v2c=True, c2v=False)
+    mat = tile("mat", 16, 16)
+    dyn = mat.replace("v_row=16, v_col=16", "v_row=?, v_col=?")
+    for old in (f"-> {mat}", f"pto.tmov ins(%xp : {mat})"):
+        assert old in text
+        text = text.replace(old, old.replace(mat, dyn))
+    rng = np.random.default_rng(3)
+    args = {"x": rng.standard_normal((32, 16)).astype(np.float32),
+            "b": rng.standard_normal((16, 16)).astype(np.float32),
+            "out": np.zeros((32, 16), np.float32)}
+    result = Kernel.from_text(text, "pipe.pto").run(args, target="a5")
+    got = np.asarray(result.outputs["out"]).reshape(32, 16)
+    np.testing.assert_allclose(got, golden(args["x"], args["b"], 16, False), rtol=1e-5,
+                               atol=1e-4)
+    assert [f.message for f in result.findings] == []
+
+
+def test_pop_operands_need_a_dynamic_valid_shape() -> None:
+    from ptosim.errors import PtoSyntaxError
+    text = kernel(0, 1, 1, v2c=True, c2v=False)
+    old = "%xp = pto.tpop_from_aiv {"
+    text = text.replace(old, "%xp = pto.tpop_from_aiv (%c16, %c16) {")
+    with pytest.raises(PtoSyntaxError, match=r"expects tile result to have dynamic validShape "
+                                            r"\(\?, \?\) when valid_row/valid_col operands"):
+        Kernel.from_text(text, "pipe.pto")

@@ -331,6 +331,10 @@ def tpop(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, lis
     vr = vc = None
     if op.operands:
         vr, vc = (int(st.env[v]) for v in op.operands)
+    elif None in info["valid"]:
+        # a '?' valid shape with no operands: PTOAS declares the tile without a
+        # SetValidShape (lit tpush_tpop_dynamic_validshape_default_a5); the full shape
+        vr, vc = int(info["rows"]), int(info["cols"])
     sub = st.core.sub if st.core.kind == "vector" else 0
     return [alloc_tile(ex.m, info, addr, vr, vc, sub, op)]
 
