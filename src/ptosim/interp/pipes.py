@@ -280,6 +280,14 @@ def tpush(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, No
     else:
         if pipe.v2c_buf is None:
             raise PipeError("the pipe has no v2c_consumer_buf", op=op.name)
+        if tile.name != "NZ":
+            # a5's pushVec2MatFiFo picks the copy by the source's layout: an ND / ZN tile's
+            # bytes land in L1 unconverted, which an NZ pop would misread; ptosim's TINSERT
+            # would convert them instead, so refuse rather than give a different answer
+            raise NotImplementedOpError(
+                f"{op.name} of an {tile.name} Vec tile: a5 copies its bytes into the L1 slot "
+                f"unconverted, which ptosim does not model; push an NZ tile (blayout = "
+                f"col_major, slayout = row_major), as PTOAS's tests do", op=op.name)
         rows = tile.rows * (2 if split == 1 else 1)
         cols = tile.cols * (2 if split == 2 else 1)
         info = {"tile_type": "Mat", "dtype": tile.dtype.name, "rows": rows, "cols": cols,
@@ -323,6 +331,10 @@ def tpop(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, lis
     vr = vc = None
     if op.operands:
         vr, vc = (int(st.env[v]) for v in op.operands)
+    elif None in info["valid"]:
+        # a '?' valid shape with no operands: PTOAS declares the tile without a
+        # SetValidShape (lit tpush_tpop_dynamic_validshape_default_a5); the full shape
+        vr, vc = int(info["rows"]), int(info["cols"])
     sub = st.core.sub if st.core.kind == "vector" else 0
     return [alloc_tile(ex.m, info, addr, vr, vc, sub, op)]
 

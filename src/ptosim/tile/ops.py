@@ -801,8 +801,27 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{dst.rows}x{dst.cols} destination", op=op)
         values = self._matrix(src, "R")[:rows, :cols]
         with np.errstate(over="ignore", invalid="ignore"):
-            self._store_matrix(dst, slice(r0, r0 + rows), slice(c0, c0 + cols),
-                               values.astype(dst.dtype.np))
+            if dst.name == "NZ":
+                self._store_nz_window(dst, r0, rows, c0, cols, values.astype(dst.dtype.np))
+            else:
+                self._store_matrix(dst, slice(r0, r0 + rows), slice(c0, c0 + cols),
+                                   values.astype(dst.dtype.np))
+
+    def _store_nz_window(self, t: Tile, r0: int, rows: int, c0: int, cols: int,
+                         values: np.ndarray) -> None:
+        """Write rows x cols at (r0, c0) of an NZ tile, telling observers only the 32 B
+        lines written (one run per column block): the two AIVs of a split V2C pipe insert
+        disjoint halves of one L1 slot, which must not look like a conflict."""
+        line = t.dtype.c0                       # elements per 32 B line
+        first, last = c0 // line, -(-(c0 + cols) // line)
+        block = t.rows * 32                     # bytes of one column block
+        start = first * t.rows * line + r0 * line
+        runs = (rows * 32, ((last - first, block),))
+        buf, off = self._region(t.ptr + start, (last - first - 1) * block + rows * 32,
+                                access="W", op="tile", operand="tile", runs=runs)
+        base = off - start * t.dtype.size
+        idx = t.layout.offsets()[r0:r0 + rows, c0:c0 + cols]
+        buf[base:base + t.nbytes].view(t.dtype.np)[idx] = values
 
     def TFILLPAD(self, dst: Tile, src: Tile, *, mode: str = "plain",
                  ptoas: bool = False) -> None:
