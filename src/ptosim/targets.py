@@ -195,6 +195,9 @@ class Target:
         ("NDC1HWC0", "NDC1HWC0")})
     conv_load_dtypes: frozenset[str] = frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16",
                                                   "i32", "si32", "ui32", "f16", "bf16", "f32"})
+    # a2a3 copies the conv loads' runs as 32 B-block bursts with 16-bit gaps counted in
+    # blocks (a5: byte strides, loop registers)
+    conv_load_block_gaps: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -278,6 +281,7 @@ A2A3 = Target(
     ops=target_ops("a2a3"),
     l0a_layout="ZZ",
     extract_sets_fmatrix=True,
+    conv_load_block_gaps=True,
     mad_types=_MAD_COMMON,
     bt_unit=64,
     fb_unit=128,

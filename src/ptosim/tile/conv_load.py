@@ -136,7 +136,7 @@ def _load_5hd(m: TileOps, t: ConvTile, g: GlobalTensor, src: Ptr) -> None:
         raise _fail(f"the DMA reads W x C0 contiguous elements per row: the view's inner "
                     f"strides must be ({c0}, 1), got ({gs3}, {gs4})", "src")
     row = w * c0 * es
-    if m.target.name == "a2a3":
+    if m.target.conv_load_block_gaps:
         _a2a3_5hd(g, (c1, h, w, c0), row)
     _fits(t, n * c1 * h * row)
     m.mte_gm_l1(src, t.ptr, row, nburst=(h, gs2 * es, row),
@@ -159,7 +159,7 @@ def _load_fz(m: TileOps, t: ConvTile, g: GlobalTensor, src: Ptr) -> None:
                     f"inner strides must be ({16 * c0}, {c0}, 1), got ({gs2}, {gs3}, "
                     f"{gs4})", "src")
     row = n1 * 16 * 32
-    if m.target.name == "a2a3":
+    if m.target.conv_load_block_gaps:
         _u16("the burst count C1HW", c1hw)
         _u16("the burst length N/16 x 16 blocks", n1 * 16)
         if c1hw > 1:
