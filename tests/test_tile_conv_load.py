@@ -297,6 +297,15 @@ FM_S = _strides(FM)
     ("a2a3", lambda m: (_tile(m, "f16", "NC1HWC0", (1, 1, 3, 4, 16)),
                         _gt(m, "f16", (1, 1, 3, 4, 16), (512, 512, 72, 16, 1), "NC1HWC0")),
      VerifyError, "H stride (144 B) must be a 32 B multiple"),
+    ("a2a3", lambda m: (_tile(m, "i8", "NC1HWC0", (1, 1, 2, 1, 32)),
+                        _gt(m, "i8", (1, 1, 2, 1, 32), (1, 1, 32 * 70000, 32, 1), "NC1HWC0")),
+     VerifyError, "at most 65535 blocks more"),
+    ("a2a3", lambda m: (_tile(m, "i8", "NC1HWC0", (1, 1, 4096, 1, 32)),
+                        _gt(m, "i8", (1, 1, 4096, 1, 32), (1, 1, 64, 32, 1), "NC1HWC0")),
+     VerifyError, "at most 4095 rows of 65535 blocks"),
+    ("a2a3", lambda m: (_tile(m, "f16", "FRACTAL_Z", (2, 1, 16, 16)),
+                        _gt(m, "f16", (1, 2, 1, 16, 16), (1, 264, 256, 16, 1), "FRACTAL_Z")),
+     VerifyError, "C1HW stride (528 B) must be a 32 B multiple"),
     ("a5", lambda m: (_tile(m, "f16", "FRACTAL_Z", (2, 1, 8, 16)),
                       _gt(m, "f16", (1, 2, 1, 8, 16), (256, 128, 128, 16, 1), "FRACTAL_Z")),
      VerifyError, "third dimension must be 16, got 8"),
@@ -348,6 +357,32 @@ def test_rules(target, make, kind, msg):
         m.TLOAD(t, g)
     assert msg in str(err.value)
     np.testing.assert_array_equal(m.read(t.ptr.cast("ui8"), t.nbytes), before)
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+def test_one_burst_ignores_the_gap(target):
+    """A single C1 (a2a3: one burst) or a single FRACTAL_Z row: the outer stride is never
+    stepped, so an unaligned one loads; a5's strides are bytes anyway."""
+    m = _machine(target)
+    x = _data("f16", (1, 1, 3, 4, 16), np.random.default_rng(9))
+    g = m.global_tensor(m.gm(x), x.shape, (1, 7, 64, 16, 1), "NC1HWC0")
+    t = _tile(m, "f16", "NC1HWC0", x.shape)
+    m.TLOAD(t, g)
+    np.testing.assert_array_equal(_read(m, t), x)
+
+
+def test_a5_byte_strides_need_no_block_alignment():
+    """a5 programs byte strides: a window whose rows start off 32 B boundaries loads."""
+    m = _machine("a5")
+    whole = (1, 2, 3, 5, 16)
+    x = _data("f16", (int(np.prod(whole)) + 8,), np.random.default_rng(10))
+    st = (1000, 250, 88, 16, 1)                     # H stride 176 B: not a 32 B multiple
+    g = m.global_tensor(m.gm(x), (1, 2, 2, 5, 16), st, "NC1HWC0")
+    t = _tile(m, "f16", "NC1HWC0", (1, 2, 2, 5, 16))
+    m.TLOAD(t, g)
+    idx = (np.arange(2)[:, None, None, None] * 250 + np.arange(2)[None, :, None, None] * 88
+           + np.arange(5)[None, None, :, None] * 16 + np.arange(16))
+    np.testing.assert_array_equal(_read(m, t)[0], x[idx])
 
 
 def test_tile_past_its_bytes_and_other_ops():
