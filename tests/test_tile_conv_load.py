@@ -86,6 +86,32 @@ def test_fractal_z_rows(target, layout, dt):
     np.testing.assert_array_equal(_read(m, t), x[0, :, :2])
 
 
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+@pytest.mark.parametrize("dt, tile, whole", [
+    # pto-isa a2a3 timg2col's filter load: FRACTAL_Z [C1, H, W, N, C0] (here a window of
+    # more N on a5; a2a3 steps rows by the W stride, so only N may be windowed there)
+    ("f16", (2, 3, 3, 16, 16), (2, 3, 3, 32, 16)),
+    ("i8", (1, 2, 2, 32, 32), (1, 2, 2, 32, 32)),
+])
+def test_fractal_z_5d(target, dt, tile, whole):
+    m = _machine(target)
+    x = _data(dt, whole, np.random.default_rng(12))
+    g = m.global_tensor(m.gm(x), tile, _strides(whole), "FRACTAL_Z")
+    t = _tile(m, dt, "FRACTAL_Z", tile)
+    m.TLOAD(t, g)
+    np.testing.assert_array_equal(_read(m, t), x[:, :, :, :tile[3]])
+
+
+def test_fractal_z_5d_a5_windows_every_axis():
+    m = _machine("a5")
+    whole, tile = (3, 4, 5, 32, 16), (2, 3, 2, 16, 16)
+    x = _data("f16", whole, np.random.default_rng(13))
+    g = m.global_tensor(m.gm(x), tile, _strides(whole), "FRACTAL_Z")
+    t = _tile(m, "f16", "FRACTAL_Z", tile)
+    m.TLOAD(t, g)
+    np.testing.assert_array_equal(_read(m, t), x[:2, :3, :2, :16])
+
+
 # ---------------------------------------------------------------- NHWC -> NC1HWC0 (a5)
 @pytest.mark.parametrize("dt, n, h, w, c, c1, whole", [
     ("i8", 1, 3, 11, 40, 3, (1, 2, 5, 13, 45)),      # C in 2 of 3 C1 blocks
@@ -306,6 +332,21 @@ FM_S = _strides(FM)
     ("a2a3", lambda m: (_tile(m, "f16", "FRACTAL_Z", (2, 1, 16, 16)),
                         _gt(m, "f16", (1, 2, 1, 16, 16), (1, 264, 256, 16, 1), "FRACTAL_Z")),
      VerifyError, "C1HW stride (528 B) must be a 32 B multiple"),
+    ("a2a3", lambda m: (_tile(m, "f16", "FRACTAL_Z", (1, 2, 2, 16, 16)),
+                        _gt(m, "f16", (1, 2, 2, 16, 16), (2048, 1024, 256, 16, 1),
+                            "FRACTAL_Z")),
+     VerifyError, "by the W stride 256 alone: the view's H stride must be 512, got 1024"),
+    ("a2a3", lambda m: (_tile(m, "f16", "FRACTAL_Z", (2, 1, 2, 16, 16)),
+                        _gt(m, "f16", (2, 1, 2, 16, 16), (1024, 512, 256, 16, 1),
+                            "FRACTAL_Z")),
+     VerifyError, "the view's C1 stride must be 512, got 1024"),
+    ("a2a3", lambda m: (_tile(m, "f16", "FRACTAL_Z", (1, 1, 2, 16, 16)),
+                        _gt(m, "f16", (1, 1, 2, 16, 16), (1000, 1000, 264, 16, 1),
+                            "FRACTAL_Z")),
+     VerifyError, "W stride (528 B) must be a 32 B multiple"),
+    ("a5", lambda m: (_tile(m, "f16", "FRACTAL_Z", (1, 1, 2, 16, 16)),
+                      _gt(m, "f16", (1, 1, 2, 16, 16), (1000, 1000, 264, 8, 1), "FRACTAL_Z")),
+     VerifyError, "reads N x C0 contiguous elements per row"),
     ("a5", lambda m: (_tile(m, "f16", "FRACTAL_Z", (2, 1, 8, 16)),
                       _gt(m, "f16", (1, 2, 1, 8, 16), (256, 128, 128, 16, 1), "FRACTAL_Z")),
      VerifyError, "third dimension must be 16, got 8"),

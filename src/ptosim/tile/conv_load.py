@@ -6,7 +6,8 @@ checker see the same accesses:
 
 - NC1HWC0 -> NC1HWC0 (both targets): one W x C0 row per (n, c1, h), ``mte_gm_l1``;
 - FRACTAL_Z -> FRACTAL_Z ([C1HW, N/16, 16, C0]; a2a3 also FRACTAL_Z_3D -> FRACTAL_Z_3D):
-  one N/16 x 16 x C0 run per C1HW row, ``mte_gm_l1``;
+  one N/16 x 16 x C0 run per C1HW row, ``mte_gm_l1``; the 5-D [C1, H, W, N, C0] one
+  N x C0 run per (c1, h, w), as NC1HWC0;
 - NHWC -> NC1HWC0 (a5): per n a multi nd2nz (one group per h, W rows of C channels);
 - NCHW -> NC1HWC0 (a5): per n a multi dn2nz (one group of H x W, or one per h when the
   view's rows are longer than W);
@@ -82,7 +83,7 @@ def tload_conv(m: TileOps, t: ConvTile, g: GlobalTensor) -> None:
     check_conv_load(m, t, g)
     src = g.ptr.cast(t.dtype)           # same-size element types: the bytes move as they are
     if g.layout in ("NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_3D"):
-        if t.layout == "NC1HWC0":
+        if t.layout == "NC1HWC0" or len(t.shape) == 5:
             _load_5hd(m, t, g, src)
         else:
             _load_fz(m, t, g, src)
@@ -124,22 +125,47 @@ def _a2a3_5hd(g: GlobalTensor, dims: tuple[int, int, int, int], row: int) -> Non
 
 
 def _load_5hd(m: TileOps, t: ConvTile, g: GlobalTensor, src: Ptr) -> None:
-    """NC1HWC0 -> NC1HWC0: W x C0 contiguous per (n, c1, h), tile dense."""
+    """NC1HWC0 -> NC1HWC0: W x C0 contiguous per (n, c1, h), tile dense; the 5-D
+    FRACTAL_Z [C1, H, W, N, C0] likewise (N x C0 per (c1, h, w))."""
     n, c1, h, w, c0 = t.shape
     es = t.dtype.size
     if g.shape != t.shape:
-        raise _fail(f"an NC1HWC0 view's shape must equal the tile's {t.shape}, got "
+        raise _fail(f"a {g.layout} view's shape must equal the tile's {t.shape}, got "
                     f"{g.shape}", "src")
     gs0, gs1, gs2, gs3, gs4 = g.stride
     if (gs3, gs4) != (c0, 1):
-        raise _fail(f"the DMA reads W x C0 contiguous elements per row: the view's inner "
-                    f"strides must be ({c0}, 1), got ({gs3}, {gs4})", "src")
+        raise _fail(f"the DMA reads {'W' if t.layout == 'NC1HWC0' else 'N'} x C0 contiguous "
+                    f"elements per row: the view's inner strides must be ({c0}, 1), got "
+                    f"({gs3}, {gs4})", "src")
     row = w * c0 * es
-    if m.target.conv_load_block_gaps:
+    if m.target.conv_load_block_gaps and t.layout == "NC1HWC0":
         _a2a3_5hd(g, (c1, h, w, c0), row)
+    elif m.target.conv_load_block_gaps:
+        _a2a3_fz5(g, (n, c1, h, w), row)
     _fits(t, n * c1 * h * row)
     m.mte_gm_l1(src, t.ptr, row, nburst=(h, gs2 * es, row),
                 loop=[(c1, gs1 * es, h * row), (n, gs0 * es, c1 * h * row)])
+
+
+def _a2a3_fz5(g: GlobalTensor, dims: tuple[int, int, int, int], row: int) -> None:
+    """a2a3 TLoadFractalZ, 5-D: the C1 x H x W rows (or H x W per c1 when there are more
+    than 4095) as bursts stepped by the W stride alone. A view whose H (and C1) stride
+    is not that step would be read elsewhere: refused."""
+    c1, h, w, nn = dims
+    gs0, gs1, gs2, _, _ = g.stride
+    whole = c1 * h * w <= 4095
+    need = []                           # (axis, the stride the bursts step, the view's)
+    if h > 1:
+        need.append(("H", w * gs2, gs1))
+    if whole and c1 > 1:
+        need.append(("C1", h * w * gs2, gs0))
+    bad = [f"{axis} stride must be {want}, got {got}" for axis, want, got in need
+           if want != got]
+    if bad:
+        raise _fail(f"a2a3 steps the {'C1 x ' if whole else ''}H x W rows by the W stride "
+                    f"{gs2} alone: the view's {' and its '.join(bad)}", "src")
+    if (c1 * h * w if whole else h * w) > 1:   # (per c1 a software loop: any C1 stride)
+        _gap(g, gs2, row, "W")
 
 
 def _load_fz(m: TileOps, t: ConvTile, g: GlobalTensor, src: Ptr) -> None:
