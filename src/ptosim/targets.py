@@ -188,6 +188,16 @@ class Target:
     # non-transposing (Left) / transposing non-b8 forms and reprogram FMATRIX (A or B)
     # (textract_common.hpp); a5's use other instructions
     extract_sets_fmatrix: bool = False
+    # TLOAD GM -> Mat conv tile (pto-isa a5 TLoad.hpp CheckConvTileData; a2a3 TLoad.hpp):
+    # the (GM layout, tile layout) pairs and the tile element types
+    conv_load_pairs: frozenset[tuple[str, str]] = frozenset({
+        ("NC1HWC0", "NC1HWC0"), ("FRACTAL_Z", "FRACTAL_Z"), ("FRACTAL_Z_3D", "FRACTAL_Z_3D"),
+        ("NDC1HWC0", "NDC1HWC0")})
+    conv_load_dtypes: frozenset[str] = frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16",
+                                                  "i32", "si32", "ui32", "f16", "bf16", "f32"})
+    # a2a3 copies the conv loads' runs as 32 B-block bursts with 16-bit gaps counted in
+    # blocks (a5: byte strides, loop registers)
+    conv_load_block_gaps: bool = False
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -271,6 +281,7 @@ A2A3 = Target(
     ops=target_ops("a2a3"),
     l0a_layout="ZZ",
     extract_sets_fmatrix=True,
+    conv_load_block_gaps=True,
     mad_types=_MAD_COMMON,
     bt_unit=64,
     fb_unit=128,
@@ -342,6 +353,11 @@ A5 = Target(
     l0a_layout="NZ",
     img2col_dtypes=frozenset({"i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32"}),
     img2col_b_pair=True,
+    conv_load_pairs=frozenset({("NC1HWC0", "NC1HWC0"), ("FRACTAL_Z", "FRACTAL_Z"),
+                               ("NHWC", "NC1HWC0"), ("NCHW", "NC1HWC0"), ("NCHW", "FRACTAL_Z"),
+                               ("NCDHW", "FRACTAL_Z_3D"), ("NCDHW", "NDC1HWC0")}),
+    conv_load_dtypes=frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16", "i32", "si32",
+                                "ui32", "f16", "bf16", "f32", "f8E4M3FN", "f8E5M2"}),
     mad_types=_MAD_COMMON | _MAD_A5,
     quant_modes=_QUANT_COMMON | _QUANT_A5,
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),

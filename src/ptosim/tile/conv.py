@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 # the conv layouts TTRANS reads or writes, with the shape rank pto-isa's code indexes
 # (GetShape(DIM_0 ..)); GNC1HWC0's C0 is its sixth dimension
+# (a Mat FRACTAL_Z tile may also be the 5-D [C1, H, W, N, C0] that TLOAD fills)
 CONV_RANK = {"NCHW": 4, "NC1HWC0": 5, "GNCHW": 5, "GNC1HWC0": 6, "NCDHW": 5,
              "FRACTAL_Z": 4, "FRACTAL_Z_3D": 4}
 
@@ -87,6 +88,8 @@ def conv_tile(m: TileOps, dtype: str | DType, layout: str, shape: tuple[int, ...
                           op=op)
     dims = tuple(shape)
     rank = CONV_RANK[layout]
+    if tile_type == "Mat" and layout == "FRACTAL_Z" and len(dims) == 5:
+        rank = 5                   # TLOAD's [C1, H, W, N, C0] weights (pto-isa TLoad5HD)
     if len(dims) != rank or not all(type(d) is int and d > 0 for d in dims):
         raise VerifyError(f"a {layout} conv tile has {rank} positive dimensions, got "
                           f"{dims}", op=op)

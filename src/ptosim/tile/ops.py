@@ -30,11 +30,12 @@ from . import img2col, tmov_vec
 from .acc import AccOps
 from .acc_fp import scalar_quant
 from .conv import ConvTile, conv_tile
+from .conv_load import tload_conv
 from .img2col_config import Img2colConfig
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .quant_regs import QUANT_PRE, register_clause
 from .shape import treshape
-from .tensor import GlobalTensor, make_global_tensor
+from .tensor import CONV_GM_LAYOUTS, GlobalTensor, make_global_tensor
 from .tile import COMPACT_MODES, SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
 
 _TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
@@ -170,7 +171,8 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
 
     def global_tensor(self, ptr: Ptr, shape: tuple, stride: tuple,
                       layout: str = "ND") -> GlobalTensor:
-        """A 5-D view of GM: ``shape`` (s0..s4), ``stride`` in elements, layout ND/DN/NZ."""
+        """A 5-D view of GM: ``shape`` (s0..s4), ``stride`` in elements, layout ND/DN/NZ, an MX
+        scale layout or a conv layout (NC1HWC0, FRACTAL_Z, NHWC, NCHW, NCDHW ...)."""
         return make_global_tensor(ptr, shape, stride, layout)
 
     def read_tile(self, t: Tile) -> np.ndarray:
@@ -242,7 +244,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             d_view[...] = s_view
         return copy
 
-    def TLOAD(self, t: Tile, g: GlobalTensor, *, cpu_sim_compat: bool = False,
+    def TLOAD(self, t: Tile | ConvTile, g: GlobalTensor, *, cpu_sim_compat: bool = False,
               extent: str = "valid") -> None:
         """GM view -> the tile's valid region, writing what the DMA writes (plus the pad
         value up to the next 32 B block where the hardware pads). ``cpu_sim_compat`` then
@@ -252,7 +254,18 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         On a5 an ND / DN / NZ view may be larger than the valid region (up to the tile's
         shape): the view's rows (ND) / columns (DN) / column blocks (NZ) are all copied.
         ``extent`` picks an ND row's length: "valid" (pto-isa's C++: the valid columns) or
-        "view" (PTOAS's TileLang template, what a ``.pto`` tload runs: the view's)."""
+        "view" (PTOAS's TileLang template, what a ``.pto`` tload runs: the view's).
+
+        A Mat conv tile (``m.conv_tile(..., tile_type="Mat")``) loads from a conv-layout view
+        (NC1HWC0, FRACTAL_Z, NHWC, NCHW, NCDHW ...) as pto-isa's code does
+        (`ptosim.tile.conv_load`)."""
+        if isinstance(t, ConvTile):
+            if not isinstance(g, GlobalTensor):
+                raise PtoTypeError(f"src must be a GlobalTensor, got {type(g).__name__}",
+                                   op="TLOAD", operand="src")
+            with _lowered("TLOAD"):
+                tload_conv(self, t, g)
+            return
         self._replayed(("TLOAD", id(t), id(g), cpu_sim_compat, extent), (t, g),
                        lambda: self._tload(t, g, cpu_sim_compat, extent))
 
@@ -460,6 +473,15 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def _tstore(self, g: GlobalTensor, t: Tile, pre_quant: tuple | None,
                 pre_relu: tuple | None, atomic: str | tuple[str, str] | None) -> None:
         op = "TSTORE"
+        if isinstance(t, ConvTile):
+            raise VerifyError("pto-isa's code has no TSTORE from a conv tile", op=op,
+                              operand="tile")
+        if isinstance(g, GlobalTensor) and g.layout in CONV_GM_LAYOUTS:
+            if t.tile_type == "Acc":
+                raise NotImplementedOpError(f"TSTORE Acc -> {g.layout} (FIXPIPE into a conv "
+                                            f"layout)", op=op)
+            raise VerifyError(f"a {g.layout} view is stored from an Acc tile only", op=op,
+                              operand="view")
         _check_pair(op, t, g, same_size=t.tile_type != "Acc")
         if g.layout in ("ND", "DN") or t.tile_type != "Acc":   # Acc NZ: FIXPIPE's own rules
             _check_view_strides(op, g, t.dtype.c0)
