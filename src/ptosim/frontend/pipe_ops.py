@@ -17,7 +17,7 @@ PTOAS's verifiers check (tile roles, split, dir_mask, sizes).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, SymbolRefAttr
 from xdsl.ir import Attribute, SSAValue
@@ -85,6 +85,16 @@ class _PipeOp(IRDLOperation):
             printer.print_attribute(self.res[0].type)
 
 
+_T = TypeVar("_T", bound="_PipeOp")
+
+
+def _attrs_then_result(cls: type[_T], parser: Parser) -> _T:
+    """``{attributes} -> type``: the reserve / import forms."""
+    attrs = _attrs(parser, cls.name)
+    parser.parse_punctuation("->", f" before the result type of {cls.name}")
+    return cls.build(operands=[[]], result_types=[[parser.parse_type()]], attributes=attrs)
+
+
 @irdl_op_definition
 class ReserveBufferOp(_PipeOp):
     """A named consumer slot buffer in this function's local memory (``vec`` or ``mat``)."""
@@ -93,9 +103,7 @@ class ReserveBufferOp(_PipeOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ReserveBufferOp:
-        attrs = _attrs(parser, cls.name)
-        parser.parse_punctuation("->", f" before the result type of {cls.name}")
-        return cls.build(operands=[[]], result_types=[[parser.parse_type()]], attributes=attrs)
+        return _attrs_then_result(cls, parser)
 
     def verify_(self) -> None:
         name, loc = self.attributes.get("name"), self.attributes.get("location")
@@ -133,9 +141,7 @@ class ImportReservedBufferOp(_PipeOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ImportReservedBufferOp:
-        attrs = _attrs(parser, cls.name)
-        parser.parse_punctuation("->", f" before the result type of {cls.name}")
-        return cls.build(operands=[[]], result_types=[[parser.parse_type()]], attributes=attrs)
+        return _attrs_then_result(cls, parser)
 
     def verify_(self) -> None:
         if not isinstance(self.attributes.get("name"), StringAttr):
