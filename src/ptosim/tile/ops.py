@@ -26,11 +26,9 @@ from ..ops.common import Burst, burst_views, run_burst
 from ..ops.cube import CubeMoveOps, align
 from ..ops.dma import DmaOps, frac_fields
 from ..ops.mad import MadOps
-from . import img2col, tmov_vec
 from .acc import AccOps
 from .acc_fp import scalar_quant
 from .conv import ConvTile, conv_tile
-from .conv_load import tload_conv
 from .img2col_config import Img2colConfig
 from .mx import load_mx, move_scale, tgemv_mx, tmatmul_mx
 from .quant_regs import QUANT_PRE, register_clause
@@ -38,6 +36,7 @@ from .shape import treshape
 from .tensor import CONV_GM_LAYOUTS, GlobalTensor, make_global_tensor
 from .tile import COMPACT_MODES, SPACE_OF, Tile, check_roles, check_tile, matmul_shape, pad_element
 
+# img2col, tmov_vec and conv_load are imported where used: few runs need them (start-up)
 _TILE_ALIGN = {"l0a": 512, "l0b": 512, "l0c": 1024}   # whole fractals; 32 B elsewhere
 # (BLayout, SLayout) of a Left tile in the target's L0A layout (Target.l0a_layout)
 _LEFT_BOX = {"NZ": ("ColMajor", "RowMajor"), "ZZ": ("RowMajor", "RowMajor")}
@@ -134,16 +133,19 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         """Program the FMATRIX register (``fmatrix``, or ``fmatrix_b`` in a B mode) from a
         Mat conv tile's im2col configuration: feature map H x W and the pad list. The AUTO
         modes write nothing (TIMG2COL programs the registers itself)."""
+        from . import img2col
         img2col.setfmatrix(self, src, fmatrix_mode)
 
     def SET_IMG2COL_RPT(self, src: ConvTile, *, fmatrix_mode: str = "A_MANUAL") -> None:
         """Program the load-3D repeat register (``l3d_rpt``; a5's B modes ``l3d_rpt_b``):
         repeat stride / time / mode, and on a5 the dst stride and M position."""
+        from . import img2col
         img2col.set_img2col_rpt(self, src, fmatrix_mode)
 
     def SET_IMG2COL_PADDING(self, src: ConvTile, *, fmatrix_mode: str = "A_MANUAL") -> None:
         """Program the padding register (``padding``; a5's B modes ``padding_b``) with the
         bits of the configuration's pad value in the tile's element type."""
+        from . import img2col
         img2col.set_img2col_padding(self, src, fmatrix_mode)
 
     def TIMG2COL(self, dst: Tile, src: ConvTile, pos_m: int = 0, pos_k: int = 0, *,
@@ -155,6 +157,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
         reads the padding register. Written into the Left tile's L0A fractals as the
         hardware writes them (docs/semantics.md "TIMG2COL")."""
         with _lowered("TIMG2COL"):
+            from . import img2col
             img2col.timg2col(self, dst, src, pos_m, pos_k, fmatrix_mode)
 
     def _place(self, space: str, sub: int, nbytes: int, op: str, no_room: str) -> int:
@@ -264,6 +267,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 raise PtoTypeError(f"src must be a GlobalTensor, got {type(g).__name__}",
                                    op="TLOAD", operand="src")
             with _lowered("TLOAD"):
+                from .conv_load import tload_conv
                 tload_conv(self, t, g)
             return
         self._replayed(("TLOAD", id(t), id(g), cpu_sim_compat, extent), (t, g),
@@ -560,6 +564,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if tmp is not None or (src.tile_type, dst.tile_type) != ("Vec", "Vec"):
                 raise PtoValueError("cpu_sim_compat applies to the 2-operand Vec -> Vec TMOV",
                                     op="TMOV")
+            from . import tmov_vec
             tmov_vec.cpu_sim_copy(self, dst, src)
             return
         if tmp is not None:
@@ -567,6 +572,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 raise PtoValueError("the 3-operand (tmp) TMOV takes no mode, pre_quant(_scalar) or "
                                     "pre_relu", op="TMOV")
             with _lowered("TMOV"):
+                from . import tmov_vec
                 tmov_vec.to_zz(self, dst, src, tmp, grp_axis)
             return
         if grp_axis != 1:
@@ -619,6 +625,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 else:
                     self.mte_l1_l0b(src.ptr, dst.ptr, src.rows, src.cols,
                                     transpose=src.name == "NZ")
+                from . import img2col
                 img2col.extract_sets_fmatrix(self, dst, src)
             elif src.tile_type == "Mat" and dst.tile_type in ("ScaleLeft", "ScaleRight"):
                 move_scale(self, op, dst, src, 0, 0)
@@ -629,6 +636,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             elif pair == ("Vec", "Vec") and src.name == dst.name:
                 self._tmov_vec(dst, src)
             elif pair == ("Vec", "Vec"):
+                from . import tmov_vec
                 tmov_vec.relayout(self, dst, src)
             elif pair == ("Vec", "Mat"):
                 self._tmov_vec_mat(dst, src)
@@ -755,6 +763,7 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                               f"{row_step}, column {c0} of {col_step}", op=op)
         window = self._matrix(src, "R")[r0:r0 + dst.rows, c0:c0 + dst.cols]
         self._store_matrix(dst, slice(None), slice(None), window)
+        from . import img2col
         img2col.extract_sets_fmatrix(self, dst, src)
 
     def _extract_row(self, op: str, dst: Tile, src: Tile, r0: int, c0: int) -> None:
