@@ -158,3 +158,43 @@ def test_pto_tmov_dn_to_dn_on_a2a3_is_not_rewritten():
     with pytest.raises(ptosim.NotImplementedOpError,
                        match="TMOV Vec -> Vec is implemented for ND tiles"):
         k.run({"src": np.zeros(128, np.float32), "dst": np.zeros(128, np.float32)})
+
+
+# a5 TINSERT of an ND Vec tile into a Mat tile (TInsertNDImpl): raw ND rows at
+# dst + (r0 x dst cols + c0), whatever dst's layout, in whole 32 B bursts
+@pytest.mark.parametrize("src_shape, valid, dst_shape, r0, c0", [
+    ((8, 32), (5, 24), (16, 32), 2, 8),      # rows of 96 B: three blocks each, row gaps
+    ((8, 32), (8, 32), (16, 32), 4, 0),      # whole equal rows: one burst
+    ((8, 8), (8, 8), (16, 32), 0, 8),        # 32 B rows
+    ((4, 16), (3, 5), (16, 32), 0, 0),       # rows under 32 B: one burst of ceil(bytes/32)
+])
+def test_tinsert_nd_vec_into_mat_copies_raw_rows(src_shape, valid, dst_shape, r0, c0):
+    m = ptosim.Machine(target="a5")
+    src = m.tile("Vec", "f32", *src_shape, valid=valid)
+    dst = m.tile("Mat", "f32", *dst_shape, blayout="ColMajor", slayout="RowMajor")
+    data = np.arange(1, src_shape[0] * src_shape[1] + 1, dtype=np.float32)
+    m.write(src.ptr, data)
+    m.write(dst.ptr, np.full(dst_shape[0] * dst_shape[1], MARK, np.float32))
+    m.TINSERT(dst, src, r0, c0)
+    got = m.read(dst.ptr, dst_shape[0] * dst_shape[1])
+    want = np.full(dst_shape[0] * dst_shape[1], MARK, np.float32)
+    first = r0 * dst_shape[1] + c0                  # elements
+    vr, vc = valid
+    if vc * 4 < 32:                                   # one burst of all the valid bytes
+        n = -(-vr * vc * 4 // 32) * 8
+        want[first:first + n] = data[:n]
+    else:
+        per_row = vc * 4 // 32 * 8                    # whole blocks of each row
+        for i in range(vr):
+            want[first + i * dst_shape[1]:first + i * dst_shape[1] + per_row] = \
+                data[i * src_shape[1]:i * src_shape[1] + per_row]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_tinsert_nd_vec_into_mat_past_the_tile_is_refused():
+    m = ptosim.Machine(target="a5")
+    src = m.tile("Vec", "f32", 8, 32)
+    dst = m.tile("Mat", "f32", 16, 32, blayout="ColMajor", slayout="RowMajor")
+    with pytest.raises(ptosim.VerifyError, match=r"TINSERT: the insert's raw rows at \(12, 0\) "
+                                                 r"write bytes \[1536, 2560\) past the 2048 B"):
+        m.TINSERT(dst, src, 12, 0)

@@ -813,6 +813,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             if mode not in (None, "SPLIT2", "SPLIT4") or (mode and src.name != "NZ"):
                 raise VerifyError(f"a Vec -> Mat insert's mode is SPLIT2 or SPLIT4 (NZ sources "
                                   f"only), got {mode!r} with an {src.name} source", op=op)
+            if src.name == "ND":
+                self._insert_nd_rows(dst, src, r0, c0)
+                return
             rows, cols = vr, vc
             if src.name == "NZ":       # whole 32 B lines per column block; SPLITn: whole
                 line = src.dtype.c0   # fractal rows (the split itself only cuts the DMA)
@@ -837,6 +840,31 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             else:
                 self._store_matrix(dst, slice(r0, r0 + rows), slice(c0, c0 + cols),
                                    values.astype(dst.dtype.np))
+
+    def _insert_nd_rows(self, dst: Tile, src: Tile, r0: int, c0: int) -> None:
+        """a5's TInsertNDImpl: src's valid rows copied as raw ND rows to dst's address +
+        (r0 x dst cols + c0) elements, whatever dst's layout, in whole 32 B bursts (one
+        burst when the rows are whole and equally wide, else one per row of
+        floor(valid cols x size / 32) blocks; rows under 32 B: one burst of all bytes)."""
+        vr, vc = src.valid
+        es = src.dtype.size
+        r0, c0 = int(r0), int(c0)
+        first = r0 * dst.cols + c0
+        total = vr * vc * es
+        if vc == src.cols and vc == dst.cols and total >= 32:
+            n, length, gaps, extent = 1, total // 32, (0, 0), total // 32 * 32
+        elif vc * es >= 32:
+            length = vc * es // 32
+            gaps = ((src.cols - vc) * es // 32, (dst.cols - vc) * es // 32)
+            n, extent = vr, ((vr - 1) * (length + gaps[1]) + length) * 32
+        else:
+            n, length, gaps = 1, -(-total // 32), (0, 0)
+            extent = length * 32
+        if r0 < 0 or c0 < 0 or first * es + extent > dst.nbytes:
+            raise VerifyError(f"the insert's raw rows at ({r0}, {c0}) write bytes "
+                              f"[{first * es}, {first * es + extent}) past the "
+                              f"{dst.nbytes} B destination tile", op="TINSERT")
+        self.mte_ub_l1(src.ptr, dst.ptr + first, length, nburst=(n, *gaps))
 
     def _store_nz_window(self, t: Tile, r0: int, rows: int, c0: int, cols: int,
                          values: np.ndarray) -> None:
