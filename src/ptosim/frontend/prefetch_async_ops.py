@@ -167,6 +167,18 @@ class GetPrefetchAsyncSessionOp(IRDLOperation):
         printer.print_string(" : !pto.prefetch_async_context -> !pto.async_session")
 
 
+def _operand_pair(parser: Parser, name: str, names: list[str]
+                  ) -> tuple[Operands, list[tuple[Attribute, int]]]:
+    """``(%a, %b : A, B)``: the operands (unresolved), their types and positions."""
+    parser.parse_punctuation("(", f" after {name}")
+    ops = Operands(parser, name)
+    ops.add_list(names, "any")
+    parser.parse_punctuation(":", f" before the types of {name}")
+    types = parse_types(parser, 2, name)
+    parser.parse_punctuation(")", f" to close {name}(...)")
+    return ops, types
+
+
 @irdl_op_definition
 class TPrefetchAsyncOp(IRDLOperation):
     """``%ev = pto.tprefetch_async(%src, %ctx : S, !pto.prefetch_async_context) ->
@@ -181,12 +193,7 @@ class TPrefetchAsyncOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> TPrefetchAsyncOp:
         name = cls.name
-        parser.parse_punctuation("(", f" after {name}")
-        ops = Operands(parser, name)
-        ops.add_list(["src", "ctx"], "any")
-        parser.parse_punctuation(":", f" before the types of {name}")
-        types = parse_types(parser, 2, name)
-        parser.parse_punctuation(")", f" to close {name}(...)")
+        ops, types = _operand_pair(parser, name, ["src", "ctx"])
         if (why := src_problem(types[0][0])) is not None:
             parser.raise_error(f"{name}: {why}", types[0][1])
         if not isinstance(types[1][0], PrefetchAsyncContextType):
@@ -220,12 +227,7 @@ class WaitAsyncEventOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> WaitAsyncEventOp:
         name = cls.name
-        parser.parse_punctuation("(", f" after {name}")
-        ops = Operands(parser, name)
-        ops.add_list(["event", "session"], "any")
-        parser.parse_punctuation(":", f" before the types of {name}")
-        types = parse_types(parser, 2, name)
-        parser.parse_punctuation(")", f" to close {name}(...)")
+        ops, types = _operand_pair(parser, name, ["event", "session"])
         for (t, pos), want, what in zip(types, (AsyncEventType, AsyncSessionType),
                                         ("!pto.async_event", "!pto.async_session")):
             if not isinstance(t, want):

@@ -83,6 +83,20 @@ def setval_problem(dst: Attribute, offset: Attribute, val: Attribute) -> str | N
     return None
 
 
+def _ins_then_outs(parser: Parser, name: str, names: list[str], kinds: list[str]
+                   ) -> tuple[Operands, list[tuple[Attribute, int]]]:
+    """``ins(%a, %b : A, B) outs``: the operands (unresolved), their types and positions."""
+    keyword(parser, "ins", name)
+    parser.parse_punctuation("(", " after ins")
+    ops = Operands(parser, name)
+    ops.add_list(names, kinds)
+    parser.parse_punctuation(":", f" before the ins(...) types of {name}")
+    types = parse_types(parser, len(names), name)
+    parser.parse_punctuation(")", " to close ins(...)")
+    keyword(parser, "outs", name)
+    return ops, types
+
+
 @irdl_op_definition
 class TGetValOp(IRDLOperation):
     """``%v = pto.tgetval ins(%src, %offset : T, index) outs : E``."""
@@ -97,14 +111,7 @@ class TGetValOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> TGetValOp:
         name = cls.name
-        keyword(parser, "ins", name)
-        parser.parse_punctuation("(", " after ins")
-        ops = Operands(parser, name)
-        ops.add_list(["src", "offset"], ["tile", "any"])
-        parser.parse_punctuation(":", f" before the ins(...) types of {name}")
-        types = parse_types(parser, 2, name)
-        parser.parse_punctuation(")", " to close ins(...)")
-        keyword(parser, "outs", name)
+        ops, types = _ins_then_outs(parser, name, ["src", "offset"], ["tile", "any"])
         parser.parse_punctuation(":", f" before the result type of {name}")
         result, pos = parse_type_at(parser)
         attrs = _attrs(parser)
@@ -145,14 +152,7 @@ class TSetValOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> TSetValOp:
         name = cls.name
-        keyword(parser, "ins", name)
-        parser.parse_punctuation("(", " after ins")
-        ops = Operands(parser, name)
-        ops.add_list(["offset", "val"], ["any", "number"])
-        parser.parse_punctuation(":", f" before the ins(...) types of {name}")
-        types = parse_types(parser, 2, name)
-        parser.parse_punctuation(")", " to close ins(...)")
-        keyword(parser, "outs", name)
+        ops, types = _ins_then_outs(parser, name, ["offset", "val"], ["any", "number"])
         parser.parse_punctuation("(", " after outs")
         ops.add("dst", "tile")
         parser.parse_punctuation(":", f" before the outs(...) type of {name}")

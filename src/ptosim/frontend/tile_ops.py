@@ -887,8 +887,16 @@ class TPrefetchOp(TileOp):
     dst = operand_def()
 
 
+class _IndexedMemOp(TileOp):
+    """MGATHER / MSCATTER: the coalescing mode comes from the index tile (``auto``)."""
+
+    def tile_call(self) -> tuple[list[object], dict[str, object]]:
+        args, kw = super().tile_call()
+        return args, {**kw, "coalesce": "auto"}
+
+
 @irdl_op_definition
-class MGatherOp(TileOp):
+class MGatherOp(_IndexedMemOp):
     """GM view -> Vec tile through an index tile (MGATHER); Row or Elem as PTOAS picks it
     from the index tile's valid shape and layout."""
 
@@ -903,13 +911,9 @@ class MGatherOp(TileOp):
     idx = operand_def()
     dst = operand_def()
 
-    def tile_call(self) -> tuple[list[object], dict[str, object]]:
-        args, kw = super().tile_call()
-        return args, {**kw, "coalesce": "auto"}
-
 
 @irdl_op_definition
-class MScatterOp(TileOp):
+class MScatterOp(_IndexedMemOp):
     """Vec tile -> GM view through an index tile (MSCATTER); PTOAS has no conflict
     attribute, so a5 runs ScatterConflict::Last."""
 
@@ -924,10 +928,6 @@ class MScatterOp(TileOp):
     src = operand_def()
     idx = operand_def()
     mem = operand_def()
-
-    def tile_call(self) -> tuple[list[object], dict[str, object]]:
-        args, kw = super().tile_call()
-        return args, {**kw, "coalesce": "auto"}
 
 
 @irdl_op_definition
