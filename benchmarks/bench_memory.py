@@ -6,8 +6,8 @@ Figures, each the smallest peak RSS over ``--rounds`` fresh processes, all in on
 
 - ``python -c "import numpy"``: the baseline any numpy tool pays;
 - examples/cube_vector with ``--block-dim 1`` and ``--block-dim 48`` (``--force-block-dim``):
-  on-chip buffers cost only the pages a block's kernel touches (goal, issue 17: 48 blocks
-  under 60 MB);
+  on-chip buffers cost only the pages a block's kernel touches, and `ptosim run` hands a
+  block's pages back when its cores end (goal, issue 17: 48 blocks under 60 MB);
 - a GM -> UB -> GM copy kernel over a ``--gm-mb`` MB input file and a same-size output
   file, minus the same kernel over 1 KB: the extra RSS per MB of GM arguments (1.0 would
   mean every GM byte is held once; the file is read once into the machine's GM and the

@@ -154,3 +154,58 @@ def test_untouched_blocks_stay_out_of_memory():
     assert total > 36 * (1 << 20)
     assert before - start < 8 << 20          # not the 72 MB the buffers span
     assert after - before >= 64 << 10        # touching L0A commits its 64 KiB
+
+
+SPLIT = Path(__file__).resolve().parent.parent / "examples" / "cube_vector" / "kernel.pto"
+
+
+def _split_args(seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {"a": rng.uniform(-1, 1, (40, 50)).astype(np.float16),
+            "b": rng.uniform(-1, 1, (50, 64)).astype(np.float16),
+            "c": np.zeros((40, 64), np.float32)}
+
+
+def test_released_blocks_give_the_same_outputs_and_read_as_zeros():
+    from ptosim.kernel import Kernel
+    k = Kernel.from_file(SPLIT)
+    kept = k.run(_split_args(1), block_dim=3)
+    freed = k.run(_split_args(1), block_dim=3, keep_on_chip=False)
+    np.testing.assert_array_equal(freed.outputs["c"], kept.outputs["c"])
+    want = (_split_args(1)["a"].astype(np.float32) @ _split_args(1)["b"].astype(np.float32))
+    np.testing.assert_allclose(kept.outputs["c"], want, rtol=1e-3, atol=1e-3)
+    for blk in kept.machine.blocks:         # the default keeps every buffer for a look
+        assert blk.ub[0].any() and blk.cube["l0c"].any()
+    for blk in freed.machine.blocks:        # released: zeros again, still mapped
+        assert not any(d.any() for d in (*blk.cube.values(), *blk.ub))
+        assert all(isinstance(_map_of(d), mmap.mmap) for d in blk.ub)
+
+
+def test_a_block_is_released_when_its_last_core_ends(monkeypatch):
+    from ptosim.api import Machine
+    from ptosim.kernel import Kernel
+    from ptosim.machine import MachineState
+    seen: list[tuple[int, list[bool]]] = []
+    original = MachineState.release_block
+
+    def spy(self: MachineState, block: int) -> None:
+        # block b's cores are done: its accumulator holds its product; later blocks not yet
+        seen.append((block, [bool(b.cube["l0c"].any()) for b in self.blocks]))
+        original(self, block)
+    monkeypatch.setattr(Machine, "release_block", spy)     # (Machine wraps its methods)
+    Kernel.from_file(SPLIT).run(_split_args(2), block_dim=3, keep_on_chip=False)
+    assert [b for b, _ in seen] == [0, 1, 2]
+    assert seen[0][1] == [True, False, False]
+    assert seen[1][1] == [False, True, False]      # block 0 was released before
+    Kernel.from_file(SPLIT).run(_split_args(2), block_dim=3)
+    assert len(seen) == 3                          # kept: nothing released
+
+
+def test_release_leaves_a_poison_fill_alone():
+    m = ptosim.Machine(block_dim=2, poison=0xA5)
+    m.release_block(1)
+    assert (m.blocks[1].ub[0] == 0xA5).all()
+    plain = ptosim.Machine(block_dim=2)
+    plain.blocks[1].ub[1][:64] = 7
+    plain.release_block(1)
+    assert not plain.blocks[1].ub[1].any() and plain.blocks[1].ub[1].flags.writeable

@@ -260,7 +260,8 @@ def _run(args: argparse.Namespace) -> int:
                                 gm_overrun=args.gm_overrun,
                                 sources={k: str(v) for k, v in files.items()},
                                 dumps=dumps, adopt=not args.initcheck,
-                                provenance=bool(args.compare or args.initcheck))
+                                provenance=bool(args.compare or args.initcheck),
+                                keep_on_chip=False)     # the CLI reads GM only
     finally:
         if dumps:                           # also when the run failed: the state before it
             for line in write_dumps(dumps, dump_dir):

@@ -181,7 +181,8 @@ class Kernel:
             blas_threads: int | None = None, op_log: TextIO | None = None,
             gm_overrun: str = "error", sources: Mapping[str, str] | None = None,
             poison: int | None = None, dumps: list[DumpRequest] | None = None,
-            adopt: bool = False, provenance: bool = False) -> RunResult:
+            adopt: bool = False, provenance: bool = False,
+            keep_on_chip: bool = True) -> RunResult:
         """Launch with ``args`` (name or position -> numpy array or `NEW` for pointers,
         number for scalars); returns every GM buffer after the run, the ops' warnings and, with
         ``hazards``, what the pipe-hazard checker found. Pass your own ``warnings`` log to
@@ -201,7 +202,10 @@ class Kernel:
         also when the run fails. ``adopt``: the pointer arguments' arrays (C-contiguous,
         writable, of the element type) become GM itself and the outputs are views of them:
         no copies, but the kernel writes into your arrays. ``provenance``: record which op
-        wrote each byte and what it read (`interp.provenance`; ``RunResult.provenance``)."""
+        wrote each byte and what it read (`interp.provenance`; ``RunResult.provenance``).
+        ``keep_on_chip=False``: each block's on-chip buffers are released when its cores
+        end (``RunResult.machine`` then reads them as zeros), so a many-block launch holds
+        the on-chip pages of about one block at a time."""
         bound: dict[int, Any] = {}
         for key, value in args.items():
             p = self.param(str(key))
@@ -253,7 +257,7 @@ class Kernel:
         with _blas.blas_threads(blas_threads):
             ex = run_kernel(self.module, m, values, entry=self.entry, locate=self.locate,
                             progress=progress, observer=observer, warnings=log,
-                            max_ops=max_ops)
+                            max_ops=max_ops, release_blocks=not keep_on_chip)
         seconds = time.perf_counter() - start
         findings = checker.finish() if checker is not None else []
         outs = {}

@@ -63,7 +63,10 @@ def lazy_zeros(nbytes: int) -> np.ndarray:
     48-block machine's smaller buffers were memset and resident although never used."""
     if nbytes <= 0:
         return np.zeros(0, dtype=np.uint8)
-    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=np.uint8)
+    # private: `MachineState.release_block` drops pages with MADV_DONTNEED, which zeroes
+    # a private anonymous page but leaves a shared one's bytes in place
+    return np.frombuffer(mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS),
+                         dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,17 @@ class MachineState:
         self._gm: list[_Allocation] = []
         self._gm_bases: list[int] = []
         self._gm_next = GM_BASE
+
+    def release_block(self, block: int) -> None:
+        """Hand the pages a finished block's on-chip buffers touched back to the OS. The
+        buffers stay mapped and read as zeros again (their state at launch without a
+        poison fill); a run that discards its machine (the CLI) calls this as each block
+        ends, so a launch costs the pages of one block at a time, not of all of them."""
+        blk = self.blocks[block]
+        for data in (*blk.cube.values(), *blk.ub, *blk.fb_banks.values()):
+            owner = getattr(data.base, "obj", None)     # frombuffer's memoryview
+            if isinstance(owner, mmap.mmap):    # `lazy_zeros`: a poison fill is not
+                owner.madvise(mmap.MADV_DONTNEED)
 
     # --- allocation and pointers -----------------------------------------------------
     def gm(self, array: np.ndarray | list | tuple, dtype: str | DType | None = None, *,

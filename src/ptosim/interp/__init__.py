@@ -104,13 +104,15 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
                locate: Callable[[Operation], str | None] = lambda op: None,
                progress: Callable[[int, float], None] | None = None,
                observer: Any = None, warnings: WarningLog | None = None,
-               max_ops: int | None = None) -> Executor:
+               max_ops: int | None = None, release_blocks: bool = False) -> Executor:
     """Launch the kernel on every core of ``machine``'s blocks; returns the executor
     (``ops_executed`` counts ops run). ``observer`` (e.g. a HazardChecker) sees every
     buffer access, flag, barrier and semaphore; ``warnings`` collects the ops' warnings
     as located diagnostics (without it they are Python PtoWarnings). ``max_ops`` (None or
     0: no limit) stops the run with an ``OpBudgetError`` once that many ops have run, over
-    all cores."""
+    all cores. ``release_blocks``: a block's on-chip buffers read as zeros again once its
+    cores have ended (their pages go back to the OS: for callers that discard the
+    machine)."""
     func = kernel_function(module, entry)
     funcs = functions(module)
     check_structure(funcs, func, locate)
@@ -123,6 +125,7 @@ def run_kernel(module: ModuleOp, machine: MachineState, args: list[Any], *,
     executor = Executor(machine, locate, sync, progress, max_ops)
     executor.warnings = warnings
     executor.print_cores = len(cores)
+    executor.release_blocks = release_blocks
     try:
         with warning_sink(warnings) if warnings is not None else nullcontext(), \
                 quiet_floats():

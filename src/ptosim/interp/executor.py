@@ -266,6 +266,9 @@ class Executor:
         self._plans: dict[Block, tuple[list[Step], bool]] = {}   # see `_compile`
         self._waiting: dict[Operation, bool] = {}
         self.subblocks = 2          # vector sub-blocks per block in this launch
+        # the machine is discarded after the run: give each block's on-chip pages back
+        # when its last core ends (`MachineState.release_block`)
+        self.release_blocks = False
         # pto.print: with more than one core in the launch each output line is prefixed
         # with its core; a core's line not yet ended waits here (`flush_prints`)
         self.print_cores = 1

@@ -183,6 +183,10 @@ def launch(machine: MachineState, func: Operation, args: list[Any], cores: list[
             waiting[i] = next(gens[i])   # type: ignore[arg-type]
         except StopIteration:
             gens[i], waiting[i] = None, None
+            block = cores[i].block
+            if executor.release_blocks and not any(
+                    g is not None and c.block == block for g, c in zip(gens, cores)):
+                machine.release_block(block)
         except PtoError as err:
             if len(cores) > 1:             # say which core failed
                 err.detail = f"{err.detail} [on {cores[i].name}]"
