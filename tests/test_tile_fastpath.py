@@ -139,6 +139,8 @@ def test_whole_row_reductions(shape: tuple[int, int]) -> None:
         def fill_special() -> None:
             x = np.full(shape, -0.0, np.float32)
             x[1, :3] = [np.inf, -np.inf, 1.0]
+            x[2, shape[1] // 2:] = 0.0      # -0.0 chunks then +0.0 ones, and the reverse
+            x[0, :shape[1] // 2] = 0.0
             m.write(special.ptr, x)
         return [("TROWSUM", lambda: m.TROWSUM(col, src)),
                 ("TCOLMAX", lambda: m.TCOLMAX(row, src)),
