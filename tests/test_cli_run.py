@@ -157,3 +157,50 @@ def test_check_reports_constant_operand_violations(tmp_path, capsys):
     assert main(["check", str(bad)]) == 1
     err = capsys.readouterr().err
     assert f"{bad}:" in err and "split_n needs n % 32 == 0, got 50" in err
+
+
+TWO_KERNELS = """
+module attributes {pto.target_arch = "a5"} {
+  func.func @good(%src: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    %z = arith.constant 0 : i64
+    %one = arith.constant 1 : i64
+    %len = arith.constant 256 : i64
+    %ub = pto.castptr %z : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %src, %ub, %z, %len nburst(%one, %len, %len)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    return
+  }
+  func.func @bad(%src: !pto.ptr<f32, gm>) attributes {pto.aicore} {
+    %z = arith.constant 0 : i64
+    %odd = arith.constant 16 : i64
+    %one = arith.constant 1 : i64
+    %len = arith.constant 256 : i64
+    %ub = pto.castptr %odd : i64 -> !pto.ptr<f32, ub>
+    pto.mte_gm_ub %src, %ub, %z, %len nburst(%one, %len, %len)
+      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64
+    return
+  }
+}
+"""
+
+
+def test_check_without_entry_checks_every_kernel_function(tmp_path, capsys):
+    path = tmp_path / "two.pto"
+    path.write_text(TWO_KERNELS)
+    assert main(["check", str(path)]) == 1          # @bad fails, @good is still checked
+    captured = capsys.readouterr()
+    assert f"{path}: @good checks clean on a5" in captured.out
+    assert f"{path}: @bad on a5: 1 error(s)" in captured.err
+    assert "not 32-byte aligned" in captured.err
+    assert main(["check", str(path), "--entry", "good"]) == 0
+    assert "@bad" not in capsys.readouterr().out
+
+
+def test_run_without_entry_names_the_candidates(tmp_path, capsys):
+    path = tmp_path / "two.pto"
+    path.write_text(TWO_KERNELS)
+    src = tmp_path / "src.bin"
+    np.zeros(256, np.float32).tofile(src)
+    assert main(["run", str(path), "--arg", f"src={src}"]) == 2
+    assert ("the module has 2 candidate kernel functions (@good, @bad); choose one with "
+            "--entry") in capsys.readouterr().err

@@ -269,7 +269,7 @@ def test_tmatmul_bias_acc_and_acc_to_vec(m):
     (dict(tile_type="Left", dtype="f16", rows=16, cols=16, blayout="RowMajor", slayout="RowMajor"),
      "a Left tile cannot be ZZ with 512 B fractals on a5; legal: NZ-512"),
     (dict(tile_type="Vec", dtype="f32", rows=16, cols=16, valid=(17, 16)),
-     "valid region 17x16 must be positive and within the tile 16x16"),
+     "valid region 17x16 must lie within the tile 16x16"),
     (dict(tile_type="Vec", dtype="f32", rows=16, cols=16, addr=48), "must be 32-byte aligned"),
     (dict(tile_type="Vec", dtype="f32", rows=1024, cols=1024), "no room for a 4194304 B tile"),
     (dict(tile_type="Vec", dtype="f32", rows=16, cols=16, pad="Huge"), "pad must be Null, Zero"),

@@ -62,7 +62,9 @@ def _load(args: argparse.Namespace) -> Any:
     try:
         kernel = Kernel.from_bytes(raw, str(path), getattr(args, "entry", None))
     except EntryError as err:
-        raise UsageError(err.detail) from None
+        usage = UsageError(err.detail)
+        usage.candidates = err.candidates   # type: ignore[attr-defined]  (`_check` reads it)
+        raise usage from None
     if len(_KERNELS) >= 16:
         _KERNELS.pop(next(iter(_KERNELS)))
     _KERNELS[key] = kernel
@@ -118,7 +120,22 @@ def _check(args: argparse.Namespace) -> int:
     from .interp.static import check_kernel
     if args.verify_diagnostics:
         return _verify_diagnostics(args)
-    kernel = _load(args)
+    try:
+        kernel = _load(args)
+    except PtoError as err:
+        names = getattr(err, "candidates", ())
+        if not names:
+            raise
+        # no --entry and several kernel functions: check each of them, on to the next
+        # after one that fails
+        code = 0
+        for name in names:
+            try:
+                code = max(code, _check(argparse.Namespace(**{**vars(args), "entry": name})))
+            except PtoError as failed:
+                _diagnostic(str(failed) if failed.loc else f"ptosim: {failed}", failed.loc)
+                code = 1
+        return code
     target = kernel.target(args.target)
     found = check_kernel(kernel.module, kernel.func, target, kernel.locate)
     for diag in found.warnings:

@@ -22,7 +22,10 @@ KERNEL_ATTRS = ("pto.aicore", "pto.kernel")
 
 
 class EntryError(PtoError):
-    """The kernel function to launch cannot be chosen (unknown --entry, several kernels)."""
+    """The kernel function to launch cannot be chosen (unknown --entry, several kernels).
+    ``candidates``: the functions one could choose (empty for an unknown --entry)."""
+
+    candidates: tuple[str, ...] = ()
 
 
 def functions(module: ModuleOp) -> dict[str, Operation]:
@@ -53,10 +56,12 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
         return defined[0]
     if not kernels and len(funcs) == 1:     # a lone declaration: check_structure says so
         return next(iter(funcs.values()))
-    names = ", ".join("@" + f.properties["sym_name"].data  # type: ignore[attr-defined]
-                      for f in (kernels or funcs.values()))
-    raise EntryError(f"the module has {len(kernels) or len(funcs)} candidate kernel functions "
-                   f"({names}); choose one with --entry")
+    candidates = tuple(f.properties["sym_name"].data  # type: ignore[attr-defined]
+                       for f in (kernels or funcs.values()))
+    err = EntryError(f"the module has {len(candidates)} candidate kernel functions "
+                     f"({', '.join('@' + c for c in candidates)}); choose one with --entry")
+    err.candidates = candidates
+    raise err
 
 
 def kernel_kind(module: ModuleOp, func: Operation) -> str:

@@ -104,8 +104,8 @@ def check_tile(op: str, tile_type: str, dt: DType, rows: int, cols: int, blayout
     if not (isinstance(rows, int) and isinstance(cols, int) and rows > 0 and cols > 0):
         raise VerifyError(f"tile shape must be positive integers, got {rows}x{cols}", op=op)
     vr, vc = valid
-    if not (0 < vr <= rows and 0 < vc <= cols):
-        raise VerifyError(f"valid region {vr}x{vc} must be positive and within the tile "
+    if not (0 <= vr <= rows and 0 <= vc <= cols):    # 0: an empty tile (pto-isa's
+        raise VerifyError(f"valid region {vr}x{vc} must lie within the tile "   # assert)
                           f"{rows}x{cols}", op=op)
     name = layout_name(blayout, slayout)
     if (name, fractal) not in legal_layouts(tile_type, target):

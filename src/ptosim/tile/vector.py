@@ -66,6 +66,10 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
             return
     op, names = _bind(m, spec, args, kw)
     rule: VecRule = spec.impl
+    if _empty_call(op, rule, names, args):  # nothing to compute: nothing written
+        if key is not None:
+            fastpath.store(m, key, args, _nothing, kw)
+        return
     if key is not None:
         plan = _plan(m, op, rule, names, args, kw)
         fastpath.store(m, key, args, plan, kw)
@@ -74,6 +78,32 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> No
     vals: dict[str, Any] = dict(zip(names, args[1:]))
     vals["dst"] = args[0]
     FAMILIES[rule.family](m, op, rule, vals, kw)
+
+
+# the axis a reduction family reduces over (0: down the rows)
+_REDUCED_AXIS = {"rowreduce": 1, "rowarg": 1, "colreduce": 0, "colarg": 0}
+
+
+def _empty_call(op: str, rule: VecRule, names: Sequence[str], args: Sequence[Any]) -> bool:
+    """True when dst and every source tile (tmp aside) have an empty valid region: the
+    op writes nothing (PyPTO marks its inactive lane's tiles 0 x 0 and PTOAS accepts
+    that; pto-isa's loops run zero times). A reduction over an empty extent into a
+    non-empty dst is refused: there is nothing to reduce (PTOAS rejects it too)."""
+    tiles = [(n, t) for n, t in zip(("dst", *names), args)
+             if n != "tmp" and isinstance(t, (Tile, ConvTile))]
+    if all(0 in t.valid for _, t in tiles):
+        return True
+    axis = _REDUCED_AXIS.get(rule.family)
+    if axis is not None:
+        for n, t in tiles[1:]:
+            if t.valid[axis] == 0:
+                raise VerifyError(f"{n} has no valid {_AXIS[axis]} to reduce (valid region "
+                                  f"{t.valid[0]}x{t.valid[1]})", op=op, operand=n)
+    return False
+
+
+def _nothing(args: Sequence[Any]) -> None:
+    return None
 
 
 def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
