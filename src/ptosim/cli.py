@@ -63,8 +63,8 @@ def _load(args: argparse.Namespace) -> Any:
         kernel = Kernel.from_bytes(raw, str(path), getattr(args, "entry", None))
     except EntryError as err:
         usage = UsageError(err.detail)
-        usage.candidates = err.candidates   # type: ignore[attr-defined]  (`_check` reads it)
-        raise usage from None
+        usage.candidates = err.candidates   # type: ignore[attr-defined]
+        raise usage from None               # (`_check` reads the candidates)
     if len(_KERNELS) >= 16:
         _KERNELS.pop(next(iter(_KERNELS)))
     _KERNELS[key] = kernel
@@ -122,8 +122,8 @@ def _check(args: argparse.Namespace) -> int:
         return _verify_diagnostics(args)
     try:
         kernel = _load(args)
-    except PtoError as err:
-        names = getattr(err, "candidates", ())
+    except PtoError as load_err:
+        names = getattr(load_err, "candidates", ())
         if not names:
             raise
         # no --entry and several kernel functions: check each of them, on to the next

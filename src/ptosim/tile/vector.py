@@ -89,8 +89,9 @@ def _empty_call(op: str, rule: VecRule, names: Sequence[str], args: Sequence[Any
     op writes nothing (PyPTO marks its inactive lane's tiles 0 x 0 and PTOAS accepts
     that; pto-isa's loops run zero times). A reduction over an empty extent into a
     non-empty dst is refused: there is nothing to reduce (PTOAS rejects it too)."""
-    tiles = [(n, t) for n, t in zip(("dst", *names), args)
-             if n != "tmp" and isinstance(t, (Tile, ConvTile))]
+    if any(isinstance(t, ConvTile) for t in args):
+        return False                        # (no valid region)
+    tiles = [(n, t) for n, t in zip(("dst", *names), args) if n != "tmp" and isinstance(t, Tile)]
     if all(0 in t.valid for _, t in tiles):
         return True
     axis = _REDUCED_AXIS.get(rule.family)

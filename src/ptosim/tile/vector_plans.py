@@ -62,13 +62,13 @@ def _rowsum_f32(x: np.ndarray, out: np.ndarray) -> Plan | None:
     # and ((0 + p0) + p1) + ... equals (0 + p0) + (0 + p1) + ...: only a zero's sign could
     # differ, and a sum is -0 only when both its terms are (never 0 + p).
     if n == 1:
-        return lambda a: quiet(add.reduce, chunks, 1, None, out, False, 0.0)
+        return lambda a: quiet(lambda: add.reduce(chunks, axis=1, out=out, initial=0.0))
     parts = np.empty((rows, n), np.float32)
     flat_parts = parts.reshape(-1)
     first, *rest = (parts[:, i] for i in range(n))
 
     def sums() -> None:
-        add.reduce(chunks, 1, None, flat_parts, False, 0.0)    # (.., out, keepdims, initial)
+        add.reduce(chunks, axis=1, out=flat_parts, initial=0.0)
         acc = first
         for p in rest:
             add(acc, p, out=out)
