@@ -478,6 +478,31 @@ class PrecisionModeAttr(_WordAttr):
 
 
 @irdl_attr_definition
+class DivPrecisionAttr(_WordAttr):
+    """``#pto<div_precision default|high_precision>``: PTOAS's precisionType of tdiv / tdivs /
+    trowexpanddiv / tcolexpanddiv (include/PTO/IR/PTOAttrs.td DivPrecision; pto-isa's
+    ``DivAlgorithm`` template argument)."""
+
+    name = "pto.div_precision"
+
+    value: StringAttr
+    CHOICES = ("default", "high_precision")
+    WHAT = "a div precision"
+
+
+@irdl_attr_definition
+class RsqrtPrecisionAttr(_WordAttr):
+    """``#pto<rsqrt_precision default|high_precision>``: PTOAS's precisionType of trsqrt
+    (pto-isa's ``RsqrtAlgorithm``)."""
+
+    name = "pto.rsqrt_precision"
+
+    value: StringAttr
+    CHOICES = ("default", "high_precision")
+    WHAT = "an rsqrt precision"
+
+
+@irdl_attr_definition
 class MaskPatternAttr(_WordAttr):
     """``#pto.mask_pattern<P0101|...|P1111>`` (also ``#pto<mask_pattern ...>``): the lane
     pattern of tgather / tscatter's mask forms."""
