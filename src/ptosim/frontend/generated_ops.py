@@ -45,9 +45,9 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from ..dtypes import dtype
 from ..isa import GENERATED, OpSpec
 from ..isa.tile_vector import bind, signature
-from ..dtypes import dtype
 from .attributes import _WordAttr, element_name, kind_error
 from .base import MicroOp, Slot
 from .syntax import (
