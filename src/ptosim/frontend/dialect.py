@@ -70,6 +70,7 @@ from .sync_ops import (
 from .tile_handle import HANDLE_OPS
 from .tile_ops import TILE_OPS, VIEW_OPS
 from .tile_types import (
+    AccPhaseAttr,
     AccToVecModeAttr,
     AtomicTypeAttr,
     CmpModeAttr,
@@ -121,7 +122,7 @@ _ATTRIBUTES = (
     PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
-    DivPrecisionAttr, RsqrtPrecisionAttr,
+    DivPrecisionAttr, RsqrtPrecisionAttr, AccPhaseAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
     VRegType, MaskType, AlignType,

@@ -503,6 +503,20 @@ class RsqrtPrecisionAttr(_WordAttr):
 
 
 @irdl_attr_definition
+class AccPhaseAttr(_WordAttr):
+    """``#pto<acc_phase unspecified|partial|final>``: PTOAS's accPhase of the matmul / gemv
+    ops, pto-isa's ``AccPhase`` template argument (0 / 2 / 3), which TMATMUL passes to
+    ``mad`` as its unit-flag field (2 = check_only, 3 = check_and_set): a pipe
+    synchronisation hint that changes no value (docs/semantics.md, "accPhase")."""
+
+    name = "pto.acc_phase"
+
+    value: StringAttr
+    CHOICES = ("unspecified", "partial", "final")
+    WHAT = "an acc phase"
+
+
+@irdl_attr_definition
 class MaskPatternAttr(_WordAttr):
     """``#pto.mask_pattern<P0101|...|P1111>`` (also ``#pto<mask_pattern ...>``): the lane
     pattern of tgather / tscatter's mask forms."""
