@@ -42,8 +42,8 @@ def test_unknown_acc_phase_word_is_a_syntax_error():
 def test_other_attributes_on_tmatmul_are_refused():
     text = TEXT.replace(ACC, ACC.replace(")\n", ") {precisionType = "
                                               "#pto<div_precision high_precision>}\n"))
-    with pytest.raises(PtoSyntaxError, match="pto.tmatmul: unsupported attribute "
-                                             "'precisionType'"):
+    with pytest.raises(PtoSyntaxError, match=r"pto\.tmatmul: unsupported attribute "
+                                             r"'precisionType'"):
         Kernel.from_text(text)
 
 
