@@ -7,7 +7,6 @@ import pytest
 from ptosim.errors import PtoSyntaxError
 from ptosim.frontend.text import parse_module
 from ptosim.kernel import Kernel
-
 from test_tile_pipes import _golden, _inputs, c2v_kernel
 
 LONG = "location = #pto.address_space<vec>"
