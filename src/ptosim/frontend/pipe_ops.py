@@ -65,7 +65,7 @@ def _attrs(parser: Parser, name: str) -> dict[str, Attribute]:
                 parser.raise_error(f"{name}: expected an address space (one of "
                                    f"{', '.join(AddressSpaceAttr.CHOICES)})", at)
             parser.parse_punctuation(">", " to close the address space")
-            attrs[key] = AddressSpaceAttr(AddressSpaceAttr._canonical(word))
+            attrs[key] = AddressSpaceAttr(StringAttr(AddressSpaceAttr._canonical(word)))
         else:
             attrs[key] = parser.parse_attribute()
         if parser.parse_optional_punctuation(",") is None:

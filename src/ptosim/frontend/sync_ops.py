@@ -170,7 +170,7 @@ class BarrierOp(IRDLOperation):
                 parser.raise_error(f"{cls.name}: expected a pipe (one of "
                                    f"{', '.join(PipeAttr.CHOICES)})", pos)
             parser.parse_punctuation(">", " to close the pipe")
-            return cls.build(properties={"pipe": PipeAttr(word)})
+            return cls.build(properties={"pipe": PipeAttr(StringAttr(word))})
         attr = parser.parse_attribute()
         if not isinstance(attr, PipeAttr):
             parser.raise_error(f"{cls.name}: expected #pto.pipe<PIPE_X>", pos)

@@ -468,7 +468,7 @@ class CmpModeAttr(_WordAttr):
 @irdl_attr_definition
 class PrecisionModeAttr(_WordAttr):
     """``#pto.precision_mode<DEFAULT|HIGH_PRECISION>`` (the Gym tile spec's spelling of the
-    SFU ops' precision; ptosim's results are numpy f32 either way)."""
+    SFU ops' precision; the `precision` keyword of the vector tile ops)."""
 
     name = "pto.precision_mode"
 
