@@ -144,6 +144,10 @@ class Target:
     tpow_ln_exp: bool = False
     # element types TPOW / TPOWS take with algo=HIGH_PRECISION (empty: algo is ignored)
     tpow_high_precision_types: frozenset[str] = frozenset()
+    # TDIV / TDIVS / TROWEXPANDDIV / TCOLEXPANDDIV / TSQRT / TRSQRT run pto-isa's
+    # HIGH_PRECISION vector code for f16 / f32 (a5 custom/Div754.hpp, TSqrtHp.hpp,
+    # tile/div_a5.py); else the precision is ignored (a2a3 has no HIGH_PRECISION branch)
+    div_high_precision: bool = False
     # TPREFETCH packs a slice's rows at their byte length in UB (A5 copy_gm_to_ubuf_align_v2
     # with ubStride = lenBurst); else at 32 B boundaries (A2A3 through the TLOAD DMA)
     prefetch_packed_rows: bool = False
@@ -343,6 +347,7 @@ A5 = Target(
     scalar_quant_chip=_SQ_A5_CHIP,
     addreluconv_composed=True,
     tpow_high_precision_types=frozenset({"f16", "f32", "bf16"}),
+    div_high_precision=True,
     ttrans_row_blocks=True,
     npu_missing_tile_ops=_CPU_SIM_ONLY,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 256 * KIB,

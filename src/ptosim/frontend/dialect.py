@@ -70,9 +70,11 @@ from .sync_ops import (
 from .tile_handle import HANDLE_OPS
 from .tile_ops import TILE_OPS, VIEW_OPS
 from .tile_types import (
+    AccPhaseAttr,
     AccToVecModeAttr,
     AtomicTypeAttr,
     CmpModeAttr,
+    DivPrecisionAttr,
     GatherOOBAttr,
     LayoutAttr,
     MaskPatternAttr,
@@ -82,6 +84,7 @@ from .tile_types import (
     QuantTypeAttr,
     ReluPreModeAttr,
     RoundModeAttr,
+    RsqrtPrecisionAttr,
     SaturationModeAttr,
     ScatterAtomicOpAttr,
     ScatterOOBAttr,
@@ -119,6 +122,7 @@ _ATTRIBUTES = (
     PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
+    DivPrecisionAttr, RsqrtPrecisionAttr, AccPhaseAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
     VRegType, MaskType, AlignType,

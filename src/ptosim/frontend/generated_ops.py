@@ -45,9 +45,10 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from ..dtypes import dtype
 from ..isa import GENERATED, OpSpec
 from ..isa.tile_vector import bind, signature
-from .attributes import _WordAttr, kind_error
+from .attributes import _WordAttr, element_name, kind_error
 from .base import MicroOp, Slot
 from .syntax import (
     Operands,
@@ -180,6 +181,27 @@ def _known_attrs(spec: OpSpec, name: str, parser: Parser) -> dict[str, Attribute
     return attrs
 
 
+def _verify_tmp(op: IRDLOperation, names: tuple[str, ...]) -> None:
+    """PTOAS's tmp rules of a vector tile op's text form (lib/PTO/IR/PTO.cpp
+    TRowExpandDivOp / TRsqrtOp::verify): high precision needs tmp; a tmp holds at least
+    ``tmp_min_bytes``."""
+    rule = op.SPEC.impl  # type: ignore[attr-defined]
+    has_tmp = "tmp" in names
+    prec = op.attributes.get("precisionType")
+    high = isinstance(prec, _WordAttr) and prec.value.data.lower() == "high_precision"
+    if getattr(rule, "hp_needs_tmp", False) and high and not has_tmp:
+        raise VerifyException(f"{op.name}: expects tmp when precisionType is high_precision")
+    least = getattr(rule, "tmp_min_bytes", 0)
+    if has_tmp and least:
+        t = op.operands[names.index("tmp")].type      # (the ins come first, dst last)
+        if isinstance(t, TileBufType) and t.rows.data > 0 and t.cols.data > 0:
+            name = element_name(t.element)
+            size = dtype(name).size if name is not None else 0
+            if size and t.rows.data * t.cols.data * size < least:
+                raise VerifyException(f"{op.name}: expects tmp to be at least {least} bytes "
+                                      f"when provided")
+
+
 class TileDpsOp(IRDLOperation):
     """A destination-passing tile op described by ``SPEC.operands`` (dst first, then the
     ins in one of the row's orders) and ``SPEC.attrs``."""
@@ -256,6 +278,7 @@ class TileDpsOp(IRDLOperation):
         for key in self.attributes:
             if key not in known:
                 raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
+        _verify_tmp(self, bind(self.SPEC, kinds) or ())
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
         """``[dst, *ins]`` and the attributes as the Python face's keywords."""

@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from typing import ClassVar, TypeVar
 
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def, var_result_def
 from xdsl.parser import Parser
@@ -35,10 +42,36 @@ _BUFFER_NAMES = ("c2v_consumer_buf", "v2c_consumer_buf", "gm_slot_buffer", "gm_s
 
 
 def _attrs(parser: Parser, name: str) -> dict[str, Attribute]:
-    attrs = parser.parse_optional_attr_dict()
-    if not attrs:
-        parser.raise_error(f"{name}: expected its '{{...}}' attribute dictionary")
-    return dict(attrs)
+    """The op's ``{key = value, ...}``. PTOAS's reserve_buffer assembly format prints its
+    ``location`` enum without the dialect prefix (``location = <vec>``): accepted as
+    ``#pto.address_space<vec>``."""
+    pos = parser.pos
+    if parser.parse_optional_punctuation("{") is None:
+        parser.raise_error(f"{name}: expected its '{{...}}' attribute dictionary", pos)
+    attrs: dict[str, Attribute] = {}
+    if parser.parse_optional_punctuation("}") is not None:
+        parser.raise_error(f"{name}: expected its '{{...}}' attribute dictionary", pos)
+    while True:
+        key_pos = parser.pos
+        key = parser.parse_optional_identifier() or parser.parse_optional_str_literal()
+        if key is None:
+            parser.raise_error(f"{name}: expected an attribute name", key_pos)
+        at = parser.pos
+        if parser.parse_optional_punctuation("=") is None:          # a unit attribute
+            attrs[key] = UnitAttr()
+        elif key == "location" and parser.parse_optional_punctuation("<") is not None:
+            word = parser.parse_optional_identifier()
+            if word is None or word not in AddressSpaceAttr.CHOICES:
+                parser.raise_error(f"{name}: expected an address space (one of "
+                                   f"{', '.join(AddressSpaceAttr.CHOICES)})", at)
+            parser.parse_punctuation(">", " to close the address space")
+            attrs[key] = AddressSpaceAttr(StringAttr(AddressSpaceAttr._canonical(word)))
+        else:
+            attrs[key] = parser.parse_attribute()
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    parser.parse_punctuation("}", f" to close the attributes of {name}")
+    return attrs
 
 
 def int_attr(op: IRDLOperation, key: str, default: int | None = None) -> int | None:

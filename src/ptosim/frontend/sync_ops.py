@@ -164,6 +164,13 @@ class BarrierOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> BarrierOp:
         pos = parser.pos
+        if parser.parse_optional_punctuation("<") is not None:    # PTOAS prints <PIPE_X>
+            word = parser.parse_optional_identifier()
+            if word is None or word not in PipeAttr.CHOICES:
+                parser.raise_error(f"{cls.name}: expected a pipe (one of "
+                                   f"{', '.join(PipeAttr.CHOICES)})", pos)
+            parser.parse_punctuation(">", " to close the pipe")
+            return cls.build(properties={"pipe": PipeAttr(StringAttr(word))})
         attr = parser.parse_attribute()
         if not isinstance(attr, PipeAttr):
             parser.raise_error(f"{cls.name}: expected #pto.pipe<PIPE_X>", pos)

@@ -70,6 +70,7 @@ from .syntax import (
 )
 from .tile_types import (
     PADS,
+    AccPhaseAttr,
     AccToVecModeAttr,
     AtomicTypeAttr,
     GatherOOBAttr,
@@ -981,6 +982,10 @@ def _attribute_keywords(attrs: dict[str, Attribute]) -> dict[str, object]:
     return kw
 
 
+# PTOAS's accPhase (TMatmul* / TGemv* ops but the two MX bias forms): pto-isa's AccPhase,
+# mad's unit-flag field; parsed and dropped (no keyword): it orders pipes, no value changes
+_ACC_PHASE: dict[str, type[Attribute]] = {"accPhase": AccPhaseAttr}
+
 _MM_ROLES: dict[str, tuple[str, ...]] = {"lhs": ("left",), "rhs": ("right",),
                                          "bias": ("bias",), "acc_in": ("acc",),
                                          "dst": ("acc",)}
@@ -991,6 +996,7 @@ class _Matmul(TileOp):
                                                     ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = _ACC_PHASE
 
     lhs = operand_def()
     rhs = operand_def()
@@ -1005,6 +1011,7 @@ class _MatmulAcc(TileOp):
                                                     ("rhs", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = _ACC_PHASE
 
     acc_in = operand_def()
     lhs = operand_def()
@@ -1017,6 +1024,7 @@ class _MatmulBias(TileOp):
                                                     ("bias", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "rhs", "bias")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MM_ROLES
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = _ACC_PHASE
 
     lhs = operand_def()
     rhs = operand_def()
@@ -1080,6 +1088,7 @@ class _MatmulMx(TileOp):
         ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "lhs_scale", "rhs", "rhs_scale")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MX_ROLES
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = _ACC_PHASE
 
     lhs = operand_def()
     lhs_scale = operand_def()
@@ -1094,6 +1103,7 @@ class _MatmulMxAcc(TileOp):
         ("rhs_scale", "tile"), ("dst", "tile"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "lhs", "lhs_scale", "rhs", "rhs_scale")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = _MX_ROLES
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = _ACC_PHASE
 
     acc_in = operand_def()
     lhs = operand_def()

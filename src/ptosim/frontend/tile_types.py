@@ -468,13 +468,52 @@ class CmpModeAttr(_WordAttr):
 @irdl_attr_definition
 class PrecisionModeAttr(_WordAttr):
     """``#pto.precision_mode<DEFAULT|HIGH_PRECISION>`` (the Gym tile spec's spelling of the
-    SFU ops' precision; ptosim's results are numpy f32 either way)."""
+    SFU ops' precision; the `precision` keyword of the vector tile ops)."""
 
     name = "pto.precision_mode"
 
     value: StringAttr
     CHOICES = ("DEFAULT", "HIGH_PRECISION", "HIGH_PERFORMANCE")
     WHAT = "a precision mode"
+
+
+@irdl_attr_definition
+class DivPrecisionAttr(_WordAttr):
+    """``#pto<div_precision default|high_precision>``: PTOAS's precisionType of tdiv / tdivs /
+    trowexpanddiv / tcolexpanddiv (include/PTO/IR/PTOAttrs.td DivPrecision; pto-isa's
+    ``DivAlgorithm`` template argument)."""
+
+    name = "pto.div_precision"
+
+    value: StringAttr
+    CHOICES = ("default", "high_precision")
+    WHAT = "a div precision"
+
+
+@irdl_attr_definition
+class RsqrtPrecisionAttr(_WordAttr):
+    """``#pto<rsqrt_precision default|high_precision>``: PTOAS's precisionType of trsqrt
+    (pto-isa's ``RsqrtAlgorithm``)."""
+
+    name = "pto.rsqrt_precision"
+
+    value: StringAttr
+    CHOICES = ("default", "high_precision")
+    WHAT = "an rsqrt precision"
+
+
+@irdl_attr_definition
+class AccPhaseAttr(_WordAttr):
+    """``#pto<acc_phase unspecified|partial|final>``: PTOAS's accPhase of the matmul / gemv
+    ops, pto-isa's ``AccPhase`` template argument (0 / 2 / 3), which TMATMUL passes to
+    ``mad`` as its unit-flag field (2 = check_only, 3 = check_and_set): a pipe
+    synchronisation hint that changes no value (docs/semantics.md, "accPhase")."""
+
+    name = "pto.acc_phase"
+
+    value: StringAttr
+    CHOICES = ("unspecified", "partial", "final")
+    WHAT = "an acc phase"
 
 
 @irdl_attr_definition

@@ -44,6 +44,10 @@ class VecRule:
     dtypes: frozenset[str] = _ALL
     out: frozenset[str] | None = None
     text_defaults: tuple[tuple[str, object], ...] = ()   # keywords a .pto op always passes
+    # PTOAS verifier rules of the text form (lib/PTO/IR/PTO.cpp): precisionType =
+    # high_precision needs the tmp operand; a tmp holds at least this many bytes
+    hp_needs_tmp: bool = False
+    tmp_min_bytes: int = 0
 
 
 def forms(spec: OpSpec) -> list[tuple[str, ...]]:
@@ -111,7 +115,9 @@ def _types(op: str, default: frozenset[str]) -> frozenset[str]:
 
 _PRECISION = (("precision_mode", "precision"), ("precisionType", "precision"))
 _EXPAND_ATTRS = (("src1Col", "src1_col"), ("src0eqdst", "src0eqdst"),
-                 ("highPrecision", "precision"))
+                 ("highPrecision", "precision"), ("precisionType", "precision"))
+# PTOAS gives these row expand-ops an optional scratch tmp (include/PTO/IR/PTOOps.td)
+_ROW_TMP = frozenset({"div", "mul", "sub", "expdif", "max", "min"})
 
 
 def _binary(name: str, lane: str, default: frozenset[str] = _ALL, tmp: bool = False
@@ -131,6 +137,13 @@ def _unary(name: str, lane: str, default: frozenset[str]) -> OpSpec:
     return _row(name, VecRule("unary", lane, default), (_t("src"),), _PRECISION)
 
 
+def _rsqrt() -> OpSpec:
+    # pto-isa TRSQRT(dst, src[, tmp]); PTOAS TRsqrtOp: optional tmp of at least 32 B,
+    # required with precisionType = #pto<rsqrt_precision high_precision>
+    return _row("trsqrt", VecRule("unary", "rsqrt", _F, hp_needs_tmp=True, tmp_min_bytes=32),
+                (_t("src"), _t("tmp", optional=True)), _PRECISION)
+
+
 def _reduce(name: str, family: str, lane: str, dtypes: frozenset[str],
             out: frozenset[str] | None = None, tmp: bool = True) -> OpSpec:
     ins = (_t("src"),) + ((_t("tmp", optional=True),) if tmp else ())
@@ -142,8 +155,10 @@ def _expand_op(name: str, family: str, lane: str, dtypes: frozenset[str]) -> OpS
     # PTOAS's TileLang templates broadcast src1[row, 0] (vdup of the first element): a .pto
     # row expand-op without src1Col means src1Col = 1 (lib/TileOps/trowexpand*_template.py)
     defaults = (("src1_col", 1),) if family == "rowexpandop" else ()
-    return _row(name, VecRule(family, lane, dtypes, text_defaults=defaults),
-                (_t("src0"), _t("src1")), _EXPAND_ATTRS)
+    tmp = family == "rowexpandop" and lane in _ROW_TMP
+    ins = (_t("src0"), _t("src1")) + ((_t("tmp", optional=True),) if tmp else ())
+    return _row(name, VecRule(family, lane, dtypes, text_defaults=defaults,
+                              hp_needs_tmp=tmp and lane == "div"), ins, _EXPAND_ATTRS)
 
 
 _RED = _I16 | _I32 | _I64 | _F
@@ -193,7 +208,7 @@ ROWS: tuple[OpSpec, ...] = (
     # unary
     _unary("tabs", "abs", _I8 | _I16 | _I32 | _F), _unary("tneg", "neg", _I8 | _I16 | _I32 | _F),
     _unary("tnot", "not", _I8 | _I16 | _I32), _unary("texp", "exp", _F),
-    _unary("tlog", "ln", _F), _unary("tsqrt", "sqrt", _F), _unary("trsqrt", "rsqrt", _F),
+    _unary("tlog", "ln", _F), _unary("tsqrt", "sqrt", _F), _rsqrt(),
     _unary("trecip", "rec", _F), _unary("trelu", "relu", frozenset({"i32"}) | _F),
     # reductions
     _reduce("trowsum", "rowreduce", "sum", _RED), _reduce("trowmax", "rowreduce", "max", _RED),

@@ -28,7 +28,7 @@ from ..errors import (
 from ..isa import alu, convert
 from ..isa.spec import OpSpec
 from ..isa.tile_vector import VecRule, bind, signature
-from . import fastpath
+from . import div_a5, fastpath
 from .conv import ConvTile
 from .tile import Tile
 
@@ -276,10 +276,46 @@ def _scalar(op: str, x: Any, dt: DType) -> Any:
 Family = Callable[["TileOps", str, VecRule, dict[str, Any], dict[str, Any]], None]
 
 
+def high_precision(op: str, kw: dict[str, Any]) -> bool:
+    """The ``precision`` keyword: pto-isa's DivAlgorithm / RsqrtAlgorithm / ... as
+    "high_precision" (PTOAS's word; also "HIGH_PRECISION", "high", True) or "default"
+    (also "HIGH_PERFORMANCE", False, None)."""
+    p = kw.get("precision")
+    if p is None or p is False:
+        return False
+    if p is True:
+        return True
+    word = str(p).lower()
+    if word in ("high_precision", "high"):
+        return True
+    if word in ("default", "high_performance"):
+        return False
+    raise VerifyError(f"precision must be 'default' or 'high_precision', got {p!r}", op=op,
+                      operand="precision")
+
+
+def _hp(m: TileOps, op: str, kw: dict[str, Any], dt: DType) -> bool:
+    """Whether the call runs a5's HIGH_PRECISION code: asked for, on a target that has it,
+    for f16 / f32 (the code's only branches; other types take the plain instruction)."""
+    return high_precision(op, kw) and m.target.div_high_precision and \
+        dt.name in ("f16", "f32")
+
+
+def _div_hp(a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
+    """a5 DivIEEE754*Impl (TDIVS, TROWEXPANDDIV, TCOLEXPANDDIV, TRSQRT's division)."""
+    shape = np.broadcast(a, b).shape
+    return div_a5.div_ieee754(np.broadcast_to(a, shape), np.broadcast_to(b, shape), dt)
+
+
 def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _same_valid(op, v, ("src0", "src1"))
     dt = v["dst"].dtype
-    _write(m, v["dst"], alu.BINARY[rule.lane](_view(m, v["src0"]), _view(m, v["src1"]), dt))
+    a, b = _view(m, v["src0"]), _view(m, v["src1"])
+    if rule.lane == "div" and _hp(m, op, kw, dt):     # a5 TDiv.hpp DivOp
+        out = div_a5.div_compensated_f32(a, b) if dt.name == "f32" else _div_hp(a, b, dt)
+    else:
+        out = alu.BINARY[rule.lane](a, b, dt)
+    _write(m, v["dst"], out)
 
 
 def _scalar_op(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
@@ -303,7 +339,11 @@ def _divs(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, A
     dt = v["dst"].dtype
     x, s = _read(m, v["src"]), _scalar(op, v["scalar"], dt)
     first = next(iter(k for k in v if k in ("src", "scalar")))
-    out = alu.SCALAR["rdiv"](x, s, dt) if first == "scalar" else alu.BINARY["div"](x, s, dt)
+    if _hp(m, op, kw, dt):                           # a5 TDivS.hpp: DivIEEE754*Impl
+        sv = np.asarray(s, dt.np)
+        out = _div_hp(sv, x, dt) if first == "scalar" else _div_hp(x, sv, dt)
+    else:
+        out = alu.SCALAR["rdiv"](x, s, dt) if first == "scalar" else alu.BINARY["div"](x, s, dt)
     _write(m, v["dst"], out)
 
 
@@ -431,7 +471,14 @@ def _cvt_fp4(m: TileOps, op: str, src: Tile, dst: Tile, mode: str) -> None:
 
 def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _same_valid(op, v, ("src",))
-    _write(m, v["dst"], alu.UNARY[rule.lane](_view(m, v["src"]), v["dst"].dtype))
+    dt = v["dst"].dtype
+    x = _view(m, v["src"])
+    if rule.lane in ("sqrt", "rsqrt") and _hp(m, op, kw, dt):    # a5 TSqrtHp / TRsqrt
+        out = div_a5.sqrt_hp(x, dt) if rule.lane == "sqrt" else div_a5.rsqrt_hp(x, dt)
+    else:
+        high_precision(op, kw)                       # (other SFU ops: checked, not modelled)
+        out = alu.UNARY[rule.lane](x, dt)
+    _write(m, v["dst"], out)
 
 
 def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
@@ -581,7 +628,10 @@ def _expand(keep: int) -> Callable[..., None]:
     return run
 
 
-def _lane2(lane: str, a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
+def _lane2(lane: str, a: np.ndarray, b: np.ndarray, dt: DType, hp: bool = False
+           ) -> np.ndarray:
+    if lane == "div" and hp:                         # a5 Row/ColExpandDivOp HIGH_PRECISION
+        return _div_hp(a, b, dt)
     if lane == "expdif":                    # f32 -> f16 overflows to inf, quietly
         return fastpath.quiet(lambda: alu.expdif(a, b, dt).astype(dt.np))
     return alu.BINARY[lane](a, b, dt)
@@ -630,7 +680,7 @@ def _rowexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     a = _read(m, v[full])
     x, y = (a, wide) if full == "src0" else (wide, a)
     _write(m, dst, _lane2(rule.lane, np.ascontiguousarray(x), np.ascontiguousarray(y),
-                          dst.dtype))
+                          dst.dtype, _hp(m, op, kw, dst.dtype)))
 
 
 def _colexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
@@ -643,7 +693,7 @@ def _colexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     b = np.repeat(_read(m, v[bc], rows=1), vr, axis=0)
     a = _read(m, v[full])
     x, y = (a, b) if full == "src0" else (b, a)
-    _write(m, dst, _lane2(rule.lane, x, y, dst.dtype))
+    _write(m, dst, _lane2(rule.lane, x, y, dst.dtype, _hp(m, op, kw, dst.dtype)))
 
 
 def check_part_valid(op: str, dst: Tile, s0: Tile, s1: Tile) -> None:
