@@ -92,8 +92,19 @@ def _empty_call(op: str, rule: VecRule, names: Sequence[str], args: Sequence[Any
     if any(isinstance(t, ConvTile) for t in args):
         return False                        # (no valid region)
     tiles = [(n, t) for n, t in zip(("dst", *names), args) if n != "tmp" and isinstance(t, Tile)]
+    if rule.family in ("rowarg", "colarg"):     # PTOAS keeps these strict (its #708 note)
+        for n, t in tiles[1:]:
+            if 0 in t.valid:
+                raise VerifyError(f"{n}'s valid region {t.valid[0]}x{t.valid[1]} is empty: an "
+                                  f"arg reduction needs at least one element per line",
+                                  op=op, operand=n)
     if all(0 in t.valid for _, t in tiles):
         return True
+    dst = args[0]
+    if 0 in dst.valid:                      # a one-sided empty: PTOAS rejects it, and the
+        full = next(n for n, t in tiles if 0 not in t.valid)    # C++ would write outside
+        raise VerifyError(f"dst's valid region {dst.valid[0]}x{dst.valid[1]} is empty but "
+                          f"{full}'s is not", op=op, operand="dst")
     axis = _REDUCED_AXIS.get(rule.family)
     if axis is not None:
         for n, t in tiles[1:]:
@@ -134,7 +145,7 @@ def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
     rule: VecRule = spec.impl
     for name in ("dst", *names):
         if name == "dst" or isinstance(vals[name], (Tile, ConvTile)):
-            _check_tile(op, name, vals[name], m)
+            _check_tile(op, name, vals[name], m, (rule.family, name) in _DN_COLUMN)
     src_names = [n for n in names if isinstance(vals[n], Tile) and n not in ("tmp", "mask")]
     elem = vals[src_names[0]].dtype if src_names else dst.dtype
     _check_dtypes(op, rule, elem, dst, [vals[n] for n in src_names], src_names, m)
@@ -169,15 +180,26 @@ def _plan(m: TileOps, op: str, rule: VecRule, names: tuple[str, ...], args: Sequ
     return generic
 
 
-def _check_tile(op: str, name: str, t: object, m: TileOps) -> None:
+# (family, operand) that may also be a DN tile of one column: the row reductions' results
+# and the row broadcasts' one-column sources, as pto-isa's a5 / a2a3 code allows them
+# (TRowReduceCheck: "DN layout with exactly one column"; TRowExpand's broadcast source;
+# TRowExpand<op>'s src with valid cols 1). Its element r lies at r, as in an ND tile of one
+# column, so every matrix view below reads it unchanged.
+_DN_COLUMN = frozenset({("rowreduce", "dst"), ("rowarg", "dst"), ("rowexpand", "src"),
+                        ("rowexpandop", "src0"), ("rowexpandop", "src1")})
+
+
+def _check_tile(op: str, name: str, t: object, m: TileOps, dn_column: bool = False) -> None:
     if not isinstance(t, Tile):
         raise SpaceError(f"{name} must be a Tile, got {type(t).__name__}", op=op, operand=name)
     if t.tile_type != "Vec":
         raise SpaceError(f"{name} must be a Vec tile, got a {t.tile_type} tile", op=op,
                          operand=name)
-    if t.name != "ND":
-        raise VerifyError(f"{name} must be a row-major ND tile, got {t.name}", op=op,
-                          operand=name)
+    if t.name != "ND" and not (dn_column and t.name == "DN" and t.cols == 1):
+        also = " (or a DN tile of one column)" if dn_column else ""
+        raise VerifyError(f"{name} must be a row-major ND tile{also}, got {t.name}"
+                          f"{' with ' + str(t.cols) + ' columns' if t.name == 'DN' else ''}",
+                          op=op, operand=name)
 
 
 _DTYPES_OK: set[tuple[str, str, str, str, tuple[str, ...]]] = set()
@@ -663,6 +685,9 @@ def _rowexpandop(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
     vr, vc = dst.valid
     b = v[bc]
     _same_extent(op, bc, b, "dst", dst, 0)
+    if v[full].name != "ND":                # a5 / a2a3: the full-size operand is row-major
+        raise VerifyError(f"{full} has dst's valid region, so it must be a row-major ND tile, "
+                          f"got {v[full].name}", op=op, operand=full)
     block = 32 // b.dtype.size
     if kw.get("src1_col") is not None:
         k = int(kw["src1_col"])

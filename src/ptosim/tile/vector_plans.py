@@ -122,6 +122,8 @@ def _expandop(axis: int) -> Factory:
         else:
             return None
         b = v[bc]
+        if v[full].name != "ND":            # the family refuses it
+            return None
         if b.valid[1 - axis] != dv[1 - axis]:
             return None
         if axis == 1:                       # the family's src1_col / one-column rules
