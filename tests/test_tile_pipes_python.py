@@ -395,3 +395,29 @@ def test_talloc_stays_not_implemented() -> None:
     with pytest.raises(NotImplementedOpError, match=r"^TALLOC: TALLOC is a PTO op that "
                        "ptosim does not implement yet"):
         m.TALLOC  # noqa: B018
+
+
+@pytest.mark.parametrize("split", [0, 1, 2])
+@pytest.mark.parametrize("direction", ["c2v", "v2c"])
+def test_python_face_matches_the_pto_path_bit_for_bit(direction: str, split: int) -> None:
+    """Same inputs (seed), same protocol: the .pto kernel of test_tile_pipes_split and the
+    Python face give identical bytes."""
+    from test_tile_pipes_split import run
+    got_pto, _, _ = run(split, 2, 2, v2c=direction == "v2c", c2v=direction == "c2v")
+    got_py, _ = (run_c2v if direction == "c2v" else run_v2c)(split, 2, 2)
+    np.testing.assert_array_equal(got_py, got_pto)
+
+
+def test_slot_size_off_32_bytes_fails_at_the_second_slot() -> None:
+    """pto-isa does not check SlotSize; slot 1 of a 1040 B slot ring starts off the 32 B
+    grid, which the tile placement refuses when the push writes it."""
+    m = ptosim.Machine(target="a5")
+    kw = {"c2v_consumer_buf": UB_FIFO, "nosplit": True}
+    cube = m.TPipe(0, "DIR_C2V", 1040, 2, core="cube", **kw)
+    aiv0 = m.TPipe(0, "DIR_C2V", 1040, 2, core="vector", **kw)
+    acc = m.tile("Acc", "f32", 16, 16)
+    m.TPUSH(cube, acc, split=0)
+    m.TPOP(aiv0, m.tile("Vec", "f32", 16, 16), split=0)
+    m.TFREE(aiv0, split=0)
+    _rule(lambda: m.TPUSH(cube, acc, split=0), VerifyError,
+          rf"^tile: a 1024 B Vec tile at byte {UB_FIFO + 1040} must be 32-byte aligned")

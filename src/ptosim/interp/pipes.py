@@ -19,7 +19,9 @@ cross-core flags are the block's intra-block semaphores (`SyncService`), with a5
   side sets slot free ``SyncPeriod`` times (TPipe's constructor).
 
 A TPOP with nothing pushed blocks its core like a `pto.sync.wait`; if no core can set the
-flag the scheduler reports a deadlock naming the op. See docs/semantics.md, "Tile pipes".
+flag the scheduler reports a deadlock naming the op. The protocol helpers (``init_frees``,
+``push_waits`` ... ``v2c_slot_info``) are shared with the Python face, `ptosim.tile.pipe`.
+See docs/semantics.md, "Tile pipes".
 """
 
 from __future__ import annotations
