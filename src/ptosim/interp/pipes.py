@@ -41,7 +41,7 @@ _VEC_OFFSET = 16            # cube-side semaphore ids 16-31 address AIV1
 _SPLIT_MODE = {0: "SingleModeVec0", 1: "DualModeSplitM", 2: "DualModeSplitN"}
 
 
-class PipeError(PtoError):
+class PipeError(PtoError, ValueError):
     """A pipe used in a way its TPipe cannot serve (no initialisation, a tile that does not
     fit its slot, a split the hardware refuses)."""
 
