@@ -211,7 +211,8 @@ def test_push_past_the_free_credits_deadlocks_naming_tpush() -> None:
     cube, _ = _c2v_pair(m, slot_num=1)
     acc = m.tile("Acc", "f32", 16, 16)
     m.TPUSH(cube, acc, split=0)
-    m.TPUSH(cube, acc, split=0)
+    with pytest.warns(ptosim.PtoWarning, match=r"^TPUSH: tile 1 overwrites slot 0"):
+        m.TPUSH(cube, acc, split=0)
     with pytest.raises(DeadlockError, match=r"^TPUSH: deadlock: block0\.aic waits for "
                        r"semaphore block0 aiv0->aic #1 \(count 0\).*the consumer's TFREE"):
         m.TPUSH(cube, acc, split=0)
@@ -421,3 +422,31 @@ def test_slot_size_off_32_bytes_fails_at_the_second_slot() -> None:
     m.TFREE(aiv0, split=0)
     _rule(lambda: m.TPUSH(cube, acc, split=0), VerifyError,
           rf"^tile: a 1024 B Vec tile at byte {UB_FIFO + 1040} must be 32-byte aligned")
+
+
+def test_run_ahead_over_an_unread_slot_warns_and_gives_the_overwritten_tile() -> None:
+    """slot_num 2: the vector constructor's two credits let push 2 through although tiles
+    0 and 1 are not popped; it overwrites slot 0, and the first pop reads tile 2."""
+    m = ptosim.Machine(target="a5")
+    cube, aiv0 = _c2v_pair(m, slot_num=2)
+    accs = []
+    for i in range(3):
+        acc = m.tile("Acc", "f32", 16, 16)
+        m.write(acc.ptr, np.full(256, float(i), np.float32))
+        accs.append(acc)
+    m.TPUSH(cube, accs[0], split=0)
+    m.TPUSH(cube, accs[1], split=0)
+    with pytest.warns(ptosim.PtoWarning, match=r"^TPUSH: tile 2 overwrites slot 0, whose tile "
+                      r"no TPOP has taken yet \(2 tiles pushed and not popped on block0 "
+                      r"aic->aiv0 #0\)"):
+        m.TPUSH(cube, accs[2], split=0)
+    y = m.TPOP(aiv0, m.tile("Vec", "f32", 16, 16), split=0)
+    np.testing.assert_array_equal(m.read(y.ptr, 256), np.full(256, 2.0, np.float32))
+
+
+def test_pushing_within_the_slots_does_not_warn() -> None:
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run_c2v(1, 4, 4, ahead=4)
+        run_v2c(2, 4, 2)

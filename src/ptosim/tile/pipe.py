@@ -25,7 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DeadlockError, NotImplementedOpError, PtoTypeError, PtoValueError, SpaceError
+from ..errors import (
+    DeadlockError,
+    NotImplementedOpError,
+    PtoTypeError,
+    PtoValueError,
+    SpaceError,
+    warn,
+)
 from .tile import Tile
 
 if TYPE_CHECKING:
@@ -214,6 +221,26 @@ def _signal(m: TileOps, pipe: TPipe, flags: list[tuple[int, str]], op: str) -> N
         _sync(m).signal(pipe.core, ident, _OpName(op, unit), pipe=unit)  # type: ignore[arg-type]
 
 
+def _unread_slot(m: TileOps, pipe: TPipe, to_vector: bool, ready: list[tuple[int, str]]
+                 ) -> None:
+    """Warn when this push's slot still holds a tile no TPOP has taken: the data-ready
+    semaphores count the tiles pushed and not yet popped. a5's constructor credits let a
+    producer run that far ahead (the `.pto` form's hazard checker reports the race; the
+    Python face has no hazard checker, so it says so here). Popped tiles not yet freed are
+    not counted: no false alarms, not every overwrite."""
+    sync = _sync(m)
+    for ident, _ in ready:
+        keys = sync._cells(pipe.core, ident, True, _OpName("TPUSH", "S"))  # type: ignore[arg-type]
+        for key in keys:
+            unread = sync.count.get(key, 0)
+            if unread >= pipe.slot_num:
+                from ..interp.scheduler import _describe
+                warn(f"TPUSH: tile {pipe.state.prod} overwrites slot "
+                     f"{pipe.state.prod % pipe.slot_num}, whose tile no TPOP has taken yet "
+                     f"({unread} tiles pushed and not popped on {_describe(key)}); a5's "
+                     f"up-front free credits let the producer run ahead of the consumer")
+
+
 def _on(pipe: TPipe, kind: str, op: str, what: str) -> None:
     if pipe.core.kind != kind:
         from ..interp.pipes import PipeError
@@ -275,6 +302,7 @@ def tpush(m: TileOps, pipe: TPipe, tile: Tile, *, split: int | str) -> None:
     if not to_vector:
         check_v2c_source(tile, op)
     _wait(m, p, push_waits(state, to_vector), op, "the consumer's TFREE")
+    _unread_slot(m, p, to_vector, push_records(state, to_vector))
     if to_vector:
         assert state.c2v_buf is not None
         info, mode = c2v_slot_info(tile, s)
