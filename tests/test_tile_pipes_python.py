@@ -450,3 +450,45 @@ def test_pushing_within_the_slots_does_not_warn() -> None:
         warnings.simplefilter("error")
         run_c2v(1, 4, 4, ahead=4)
         run_v2c(2, 4, 2)
+
+
+@pytest.mark.parametrize("split", [0, 1, 2])
+def test_round_trip_through_one_two_way_pipe(split: int) -> None:
+    """DIR_BOTH: the AIVs push their parts of X (V2C), the cube pops X, multiplies by B
+    and pushes the product back (C2V); the AIVs pop their parts, add them and store."""
+    mm, k, nn = shapes(split)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2 * mm, k)).astype(np.float32)
+    b = rng.standard_normal((k, nn)).astype(np.float32)
+    m = ptosim.Machine(target="a5")
+    aivs = (0, 1) if split else (0,)
+    cube, vec = pipes(m, split, 2, max(mm * k, mm * nn) * 4, "DIR_BOTH", aivs)
+    right = load_right(m, b)
+    gx, out = m.gm(x), m.gm_empty(2 * mm * nn, "f32")
+    xr, xc = half(mm, k, split)
+    yr, yc = half(mm, nn, split)
+    acc = m.tile("Acc", "f32", mm, nn)
+    sp = SPLIT_NAMES[split]
+    for i in range(2):
+        for s, pipe in zip(aivs, vec):
+            nd = m.tile("Vec", "f32", xr, xc, subblock=s)
+            row, col = i * mm + (s * xr if split == 1 else 0), s * xc if split == 2 else 0
+            m.TLOAD(nd, gtensor(m, gx + row * k + col, xr, xc, k))
+            nz = m.tile("Vec", "f32", xr, xc, blayout="ColMajor", slayout="RowMajor",
+                        subblock=s)
+            m.TMOV(nz, nd)
+            m.TPUSH(pipe, nz, split=sp)
+        xm = m.TPOP(cube, m.tile("Mat", "f32", mm, k, blayout="ColMajor",
+                                 slayout="RowMajor"), split=sp)
+        cube_matmul(m, xm, right, acc)
+        m.TFREE(cube, split=sp)
+        m.TPUSH(cube, acc, split=sp)
+        for s, pipe in zip(aivs, vec):
+            y = m.TPOP(pipe, m.tile("Vec", "f32", yr, yc, subblock=s), split=sp)
+            r = m.tile("Vec", "f32", yr, yc, subblock=s)
+            m.TADD(r, y, y)
+            row, col = i * mm + (s * yr if split == 1 else 0), s * yc if split == 2 else 0
+            m.TSTORE(gtensor(m, out + row * nn + col, yr, yc, nn), r)
+            m.TFREE(pipe, split=sp)
+    got = m.read(out, 2 * mm * nn).reshape(2 * mm, nn)
+    np.testing.assert_allclose(got, golden(x, b, mm, 2.0), rtol=1e-5, atol=1e-4)
