@@ -192,7 +192,24 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
     calls.update(vector_baselines(m))
     calls.update(sort_baselines(m))
     calls.update(stream_calls(m))
+    calls.update(pipe_calls(m, acc))
     return m, calls
+
+
+def pipe_calls(m: ptosim.Machine, acc: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """a5 tile pipes (tile.pipe): the cube's and AIV0's TPipe of one split-M C2V pipe; a
+    TPipe baseline on the cube (no flags set), then push / pop / free on that pipe."""
+    fifo = {"c2v_consumer_buf": 192 * 1024, "slot_num": 2, "slot_size": 8192}
+    cube_pipe = m.TPipe(0, "DIR_C2V", core="cube", **fifo)
+    aiv0_pipe = m.TPipe(0, "DIR_C2V", core="vector", subblock=0, **fifo)
+    m.TPipe(0, "DIR_C2V", core="vector", subblock=1, **fifo)
+    return {
+        "TPipe": ([2, "DIR_C2V", 4096, 2], {"c2v_consumer_buf": 0, "core": "cube"}),
+        "TPUSH": ([cube_pipe, acc], {"split": "TILE_UP_DOWN"}),
+        "TPOP": ([aiv0_pipe, m.tile("Vec", "f32", 24, 64, subblock=0)],
+                 {"split": "TILE_UP_DOWN"}),
+        "TFREE": ([aiv0_pipe], {"split": "TILE_UP_DOWN"}),
+    }
 
 
 def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, Any]]]:

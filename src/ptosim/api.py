@@ -14,6 +14,7 @@ from .tile.handle import tassign, tgetval, tsetval
 from .tile.mgather import mgather
 from .tile.mscatter import mscatter
 from .tile.ops import TileOps
+from .tile.pipe import tfree, tpipe, tpop, tpush
 from .tile.prefetch import tprefetch
 from .tile.prefetch_async import tprefetch_async
 from .tile.quant_regs import set_quant_scalar, set_quant_vector
@@ -101,6 +102,11 @@ Machine.MSCATTER = mscatter  # type: ignore[attr-defined]
 Machine.TASSIGN = tassign  # type: ignore[attr-defined]
 Machine.TGETVAL = tgetval  # type: ignore[attr-defined]
 Machine.TSETVAL = tsetval  # type: ignore[attr-defined]
+# a5's cube <-> vector tile pipes: one core's TPipe, and the ops on it
+Machine.TPipe = tpipe  # type: ignore[attr-defined]
+Machine.TPUSH = tpush  # type: ignore[attr-defined]
+Machine.TPOP = tpop  # type: ignore[attr-defined]
+Machine.TFREE = tfree  # type: ignore[attr-defined]
 
 
 def _guard_public_methods(cls: type) -> None:

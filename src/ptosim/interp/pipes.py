@@ -19,7 +19,9 @@ cross-core flags are the block's intra-block semaphores (`SyncService`), with a5
   side sets slot free ``SyncPeriod`` times (TPipe's constructor).
 
 A TPOP with nothing pushed blocks its core like a `pto.sync.wait`; if no core can set the
-flag the scheduler reports a deadlock naming the op. See docs/semantics.md, "Tile pipes".
+flag the scheduler reports a deadlock naming the op. The protocol helpers (``init_frees``,
+``push_waits`` ... ``v2c_slot_info``) are shared with the Python face, `ptosim.tile.pipe`.
+See docs/semantics.md, "Tile pipes".
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ _VEC_OFFSET = 16            # cube-side semaphore ids 16-31 address AIV1
 _SPLIT_MODE = {0: "SingleModeVec0", 1: "DualModeSplitM", 2: "DualModeSplitN"}
 
 
-class PipeError(PtoError):
+class PipeError(PtoError, ValueError):
     """A pipe used in a way its TPipe cannot serve (no initialisation, a tile that does not
     fit its slot, a split the hardware refuses)."""
 
@@ -191,12 +193,8 @@ def init_pipe(ex: Executor, st: CoreState, op: Operation) -> None:
                 p.nosplit[ident], p.flags[ident], buf("c2v_consumer_buf"),
                 buf("v2c_consumer_buf"))
     p.per_core[(st.core, ident)] = pipe
-    for _ in range(pipe.period):        # the consumer frees every slot group once
-        if st.core.kind == "vector" and dir_mask & 1:
-            ex.sync.signal(st.core, pipe.flag + 1, op, pipe="V")
-        if st.core.kind == "cube" and dir_mask & 2:
-            for ident_ in _cube_ids(pipe, _v2c_free(pipe)):
-                ex.sync.signal(st.core, ident_, op, pipe="MTE1")
+    for ident_, unit in init_frees(pipe, st.core.kind):
+        ex.sync.signal(st.core, ident_, op, pipe=unit)
 
 
 def _v2c_ready(pipe: Pipe) -> int:
@@ -212,6 +210,111 @@ def _cube_ids(pipe: Pipe, ident: int) -> list[int]:
     return [ident] if pipe.nosplit else [ident, ident + _VEC_OFFSET]
 
 
+# --- the TPipe protocol, shared by the .pto ops and the Python face (ptosim.tile.pipe):
+# which semaphores each step waits on / sets (id, pipe), and where the slot tiles lie.
+Flags = list[tuple[int, str]]
+
+
+def init_frees(pipe: Pipe, kind: str) -> Flags:
+    """TPipe's constructor on a ``kind`` core: the consumer frees every slot group once."""
+    out: Flags = []
+    for _ in range(pipe.period):
+        if kind == "vector" and pipe.dir_mask & 1:
+            out.append((pipe.flag + 1, "V"))
+        if kind == "cube" and pipe.dir_mask & 2:
+            out += [(i, "MTE1") for i in _cube_ids(pipe, _v2c_free(pipe))]
+    return out
+
+
+def push_waits(pipe: Pipe, to_vector: bool) -> Flags:
+    """TPUSH's slot-free waits: from tile ``slot_num`` on, every SyncPeriod tiles."""
+    i = pipe.prod
+    if i < pipe.slot_num or i % pipe.period:
+        return []
+    if to_vector:
+        return [(ident, "FIX") for ident in _cube_ids(pipe, pipe.flag + 1)]
+    return [(_v2c_free(pipe), "MTE3")]
+
+
+def push_records(pipe: Pipe, to_vector: bool) -> Flags:
+    """TPUSH's data-ready sets, every tile."""
+    if to_vector:
+        return [(ident, "FIX") for ident in _cube_ids(pipe, pipe.flag)]
+    return [(_v2c_ready(pipe), "MTE3")]
+
+
+def pop_waits(pipe: Pipe, from_cube: bool) -> Flags:
+    """TPOP's data-ready waits, every tile."""
+    if from_cube:
+        return [(pipe.flag, "V")]
+    return [(ident, "MTE1") for ident in _cube_ids(pipe, _v2c_ready(pipe))]
+
+
+def free_records(pipe: Pipe, from_cube: bool) -> Flags:
+    """TFREE's slot-free sets: after every SyncPeriod-th popped tile."""
+    if pipe.cons % pipe.period:
+        return []
+    if from_cube:
+        return [(pipe.flag + 1, "V")]
+    return [(ident, "MTE1") for ident in _cube_ids(pipe, _v2c_free(pipe))]
+
+
+def check_split(pipe: Pipe, split: int, op_name: str) -> None:
+    """A pipe's ops are all split = 0 (a nosplit pipe) or all split."""
+    if pipe.nosplit != (split == 0):
+        raise PipeError(f"split = {split} on a {'nosplit' if pipe.nosplit else 'split'} pipe "
+                        f"(id {pipe.ident}): a pipe's ops are all split = 0 or all split",
+                        op=op_name)
+
+
+def slot_address(pipe: Pipe, base: int, index: int, info: dict[str, Any], op_name: str
+                 ) -> int:
+    """Byte address of tile ``index``'s slot; the tile must fit the slot."""
+    nbytes = int(info["rows"]) * int(info["cols"]) * _size(info["dtype"])
+    if nbytes > pipe.slot_size:
+        raise PipeError(f"a {info['rows']}x{info['cols']} {info['dtype']} tile ({nbytes} B) "
+                        f"does not fit the pipe's {pipe.slot_size} B slot", op=op_name)
+    return base + (index % pipe.slot_num) * pipe.slot_size
+
+
+def c2v_slot_info(tile: Any, split: int) -> tuple[dict[str, Any], str]:
+    """The Vec RowMajor tile a C2V push writes into its slot (half the Acc for a split
+    push) and the FIXPIPE mode that writes it."""
+    rows = tile.rows // (2 if split == 1 else 1)
+    cols = tile.cols // (2 if split == 2 else 1)
+    vr = tile.valid[0] // (2 if split == 1 else 1)
+    vc = tile.valid[1] // (2 if split == 2 else 1)
+    info = {"tile_type": "Vec", "dtype": tile.dtype.name, "rows": rows, "cols": cols,
+            "valid": (vr, vc), "blayout": "RowMajor", "slayout": "NoneBox",
+            "fractal": 512, "pad": "Null"}
+    return info, _SPLIT_MODE[split]
+
+
+def check_v2c_source(tile: Any, op_name: str) -> None:
+    """a5's pushVec2MatFiFo picks the copy by the source's layout: an ND / ZN tile's bytes
+    land in L1 unconverted, which an NZ pop would misread; ptosim's TINSERT would convert
+    them instead, so refuse rather than give a different answer."""
+    if tile.name != "NZ":
+        raise NotImplementedOpError(
+            f"{op_name} of an {tile.name} Vec tile: a5 copies its bytes into the L1 slot "
+            f"unconverted, which ptosim does not model; push an NZ tile (blayout = "
+            f"col_major, slayout = row_major), as PTOAS's tests do", op=op_name)
+
+
+def v2c_slot_info(tile: Any, split: int, sub: int) -> tuple[dict[str, Any], int, int]:
+    """The NZ Mat tile a V2C push inserts into (the whole slot: twice the Vec tile for a
+    split push) and the corner this sub-block's half goes to."""
+    rows = tile.rows * (2 if split == 1 else 1)
+    cols = tile.cols * (2 if split == 2 else 1)
+    info = {"tile_type": "Mat", "dtype": tile.dtype.name, "rows": rows, "cols": cols,
+            "valid": (tile.valid[0] * (2 if split == 1 else 1),
+                      tile.valid[1] * (2 if split == 2 else 1)),
+            "blayout": "ColMajor", "slayout": "RowMajor", "fractal": 512, "pad": "Null"}
+    r0 = tile.valid[0] * sub if split == 1 else 0
+    c0 = tile.valid[1] * sub if split == 2 else 0
+    return info, r0, c0
+
+
 def _pipe(ex: Executor, st: CoreState, op: Operation, direction: int) -> Pipe:
     _require_a5(ex, op)
     ident = int(_int(op, "id", 0))  # type: ignore[arg-type]
@@ -223,10 +326,7 @@ def _pipe(ex: Executor, st: CoreState, op: Operation, direction: int) -> Pipe:
     if not pipe.dir_mask & direction:
         raise PipeError(f"pipe id {ident} has dir_mask {pipe.dir_mask}, which has no "
                         f"{'C2V' if direction == 1 else 'V2C'} direction", op=op.name)
-    split = int(_int(op, "split"))  # type: ignore[arg-type]
-    if pipe.nosplit != (split == 0):
-        raise PipeError(f"split = {split} on a {'nosplit' if pipe.nosplit else 'split'} pipe "
-                        f"(id {ident}): a pipe's ops are all split = 0 or all split", op=op.name)
+    check_split(pipe, int(_int(op, "split")), op.name)  # type: ignore[arg-type]
     return pipe
 
 
@@ -234,12 +334,7 @@ def _slot_tile(ex: Executor, st: CoreState, op: Operation, t: Any, base: int, pi
                index: int) -> Any:
     from ..frontend import tile_info
     info: dict[str, Any] = tile_info(t) if not isinstance(t, dict) else t
-    addr = base + (index % pipe.slot_num) * pipe.slot_size
-    nbytes = int(info["rows"]) * int(info["cols"]) * _size(info["dtype"])
-    if nbytes > pipe.slot_size:
-        raise PipeError(f"a {info['rows']}x{info['cols']} {info['dtype']} tile ({nbytes} B) "
-                        f"does not fit the pipe's {pipe.slot_size} B slot", op=op.name)
-    return addr, info
+    return slot_address(pipe, base, index, info, op.name), info
 
 
 def _size(dtype: Any) -> int:
@@ -254,59 +349,29 @@ def tpush(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, No
     pipe = _pipe(ex, st, op, 1 if to_vector else 2)
     split = int(_int(op, "split"))  # type: ignore[arg-type]
     tile = st.env[op.operands[0]]
-    i = pipe.prod
-    if i >= pipe.slot_num and i % pipe.period == 0:
-        if to_vector:
-            for ident in _cube_ids(pipe, pipe.flag + 1):
-                yield from ex.sync.wait(st.core, ident, op, pipe="FIX")
-        else:
-            yield from ex.sync.wait(st.core, _v2c_free(pipe), op, pipe="MTE3")
+    for ident, unit in push_waits(pipe, to_vector):
+        yield from ex.sync.wait(st.core, ident, op, pipe=unit)
+    from .tiles import alloc_tile
     if to_vector:
         if pipe.c2v_buf is None:
             raise PipeError("the pipe has no c2v_consumer_buf", op=op.name)
-        rows = tile.rows // (2 if split == 1 else 1)
-        cols = tile.cols // (2 if split == 2 else 1)
-        vr = tile.valid[0] // (2 if split == 1 else 1)
-        vc = tile.valid[1] // (2 if split == 2 else 1)
-        info = {"tile_type": "Vec", "dtype": tile.dtype.name, "rows": rows, "cols": cols,
-                "valid": (vr, vc), "blayout": "RowMajor", "slayout": "NoneBox",
-                "fractal": 512, "pad": "Null"}
-        addr, _ = _slot_tile(ex, st, op, info, pipe.c2v_buf, pipe, i)
-        from .tiles import alloc_tile
+        info, mode = c2v_slot_info(tile, split)
+        addr, _ = _slot_tile(ex, st, op, info, pipe.c2v_buf, pipe, pipe.prod)
         dst = alloc_tile(ex.m, info, addr, None, None, 0, op)
-        mode = _SPLIT_MODE[split]
         ex._invoke(st, op, op.SPEC, [dst, tile], {"mode": mode},  # type: ignore[attr-defined]
                    call=ex.m.TMOV)  # type: ignore[attr-defined]
     else:
         if pipe.v2c_buf is None:
             raise PipeError("the pipe has no v2c_consumer_buf", op=op.name)
-        if tile.name != "NZ":
-            # a5's pushVec2MatFiFo picks the copy by the source's layout: an ND / ZN tile's
-            # bytes land in L1 unconverted, which an NZ pop would misread; ptosim's TINSERT
-            # would convert them instead, so refuse rather than give a different answer
-            raise NotImplementedOpError(
-                f"{op.name} of an {tile.name} Vec tile: a5 copies its bytes into the L1 slot "
-                f"unconverted, which ptosim does not model; push an NZ tile (blayout = "
-                f"col_major, slayout = row_major), as PTOAS's tests do", op=op.name)
-        rows = tile.rows * (2 if split == 1 else 1)
-        cols = tile.cols * (2 if split == 2 else 1)
-        info = {"tile_type": "Mat", "dtype": tile.dtype.name, "rows": rows, "cols": cols,
-                "valid": (tile.valid[0] * (2 if split == 1 else 1),
-                          tile.valid[1] * (2 if split == 2 else 1)),
-                "blayout": "ColMajor", "slayout": "RowMajor", "fractal": 512, "pad": "Null"}
-        addr, _ = _slot_tile(ex, st, op, info, pipe.v2c_buf, pipe, i)
-        from .tiles import alloc_tile
+        check_v2c_source(tile, op.name)
+        info, r0, c0 = v2c_slot_info(tile, split, st.core.sub)
+        addr, _ = _slot_tile(ex, st, op, info, pipe.v2c_buf, pipe, pipe.prod)
         dst = alloc_tile(ex.m, info, addr, None, None, 0, op)
-        r0 = tile.valid[0] * st.core.sub if split == 1 else 0
-        c0 = tile.valid[1] * st.core.sub if split == 2 else 0
         ex._invoke(st, op, op.SPEC, [dst, tile, r0, c0], {},  # type: ignore[attr-defined]
                    call=ex.m.TINSERT)  # type: ignore[attr-defined]
-    pipe.prod = i + 1
-    if to_vector:
-        for ident in _cube_ids(pipe, pipe.flag):
-            ex.sync.signal(st.core, ident, op, pipe="FIX")
-    else:
-        ex.sync.signal(st.core, _v2c_ready(pipe), op, pipe="MTE3")
+    pipe.prod += 1
+    for ident, unit in push_records(pipe, to_vector):
+        ex.sync.signal(st.core, ident, op, pipe=unit)
     return None
 
 
@@ -315,13 +380,9 @@ def tpop(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, lis
     from_cube = op.name == "pto.tpop_from_aic"
     ex._require_core(st, op, op.name, "vector" if from_cube else "cube")
     pipe = _pipe(ex, st, op, 1 if from_cube else 2)
-    if from_cube:
-        yield from ex.sync.wait(st.core, pipe.flag, op, pipe="V")
-        base = pipe.c2v_buf
-    else:
-        for ident in _cube_ids(pipe, _v2c_ready(pipe)):
-            yield from ex.sync.wait(st.core, ident, op, pipe="MTE1")
-        base = pipe.v2c_buf
+    for ident, unit in pop_waits(pipe, from_cube):
+        yield from ex.sync.wait(st.core, ident, op, pipe=unit)
+    base = pipe.c2v_buf if from_cube else pipe.v2c_buf
     if base is None:
         raise PipeError(f"the pipe has no {'c2v' if from_cube else 'v2c'}_consumer_buf",
                         op=op.name)
@@ -347,13 +408,8 @@ def tfree(ex: Executor, st: CoreState, op: Operation) -> None:
     if pipe.cons == 0:
         raise PipeError(f"nothing popped from pipe id {pipe.ident} yet: TFREE releases the "
                         f"slot of the last TPOP", op=op.name)
-    if pipe.cons % pipe.period:
-        return
-    if from_cube:
-        ex.sync.signal(st.core, pipe.flag + 1, op, pipe="V")
-    else:
-        for ident in _cube_ids(pipe, _v2c_free(pipe)):
-            ex.sync.signal(st.core, ident, op, pipe="MTE1")
+    for ident, unit in free_records(pipe, from_cube):
+        ex.sync.signal(st.core, ident, op, pipe=unit)
 
 
 def skips_nosplit_guard(ex: Executor, st: CoreState, region_op: Operation) -> bool:

@@ -30,10 +30,11 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 MANUAL: tuple[PlannedOp, ...] = (
     _op("TPACK", "vector tile"),
     _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
-    _op("TPUSH", "pipes and sync", "pto.tpush"),      # the frontend forms run (.pto, a5)
-    _op("TPOP", "pipes and sync", "pto.tpop"),
+    # a5's local pipes run (Python face, .pto frontend forms); the handle forms do not
+    _op("TPUSH", "pipes and sync", "pto.tpush", method=False),
+    _op("TPOP", "pipes and sync", "pto.tpop", method=False),
     _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
-    _op("TFREE", "pipes and sync", "pto.tfree"),
+    _op("TFREE", "pipes and sync", "pto.tfree", method=False),
 )
 
 # Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar
