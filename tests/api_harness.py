@@ -87,6 +87,7 @@ def setup() -> tuple[ptosim.Machine, dict[str, tuple[list[Any], dict[str, Any]]]
         "global_tensor": ([src, (1, 1, 1, 40, 50), (2000, 2000, 2000, 50, 1)],
                           {"layout": "ND"}),
         "read_tile": ([vec], {}),
+        "release_block": ([0], {}),
         "require_dtype": ([ptosim.dtype("f16")], {}),
         "region": ([src, 16], {"access": "R", "op": "x", "operand": "y"}),
         **{name: ([256, 256], {}) for name in (

@@ -209,3 +209,11 @@ def test_release_leaves_a_poison_fill_alone():
     plain.blocks[1].ub[1][:64] = 7
     plain.release_block(1)
     assert not plain.blocks[1].ub[1].any() and plain.blocks[1].ub[1].flags.writeable
+
+
+def test_release_names_a_block_that_exists():
+    from ptosim.errors import PtoValueError
+    m = ptosim.Machine(block_dim=2)
+    for bad in (2, -1, "0"):
+        with pytest.raises(PtoValueError, match="does not exist \\(block_dim = 2\\)"):
+            m.release_block(bad)

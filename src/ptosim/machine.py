@@ -205,6 +205,8 @@ class MachineState:
         buffers stay mapped and read as zeros again (their state at launch without a
         poison fill); a run that discards its machine (the CLI) calls this as each block
         ends, so a launch costs the pages of one block at a time, not of all of them."""
+        if type(block) is not int or not 0 <= block < len(self.blocks):
+            raise PtoValueError(f"block {block} does not exist (block_dim = {len(self.blocks)})")
         blk = self.blocks[block]
         for data in (*blk.cube.values(), *blk.ub, *blk.fb_banks.values()):
             owner = getattr(data.base, "obj", None)     # frombuffer's memoryview
