@@ -358,10 +358,10 @@ def test_v2c_layout_and_subblock_rules() -> None:
     m = ptosim.Machine(target="a5")
     kw = {"v2c_consumer_buf": L1_FIFO, "nosplit": False}
     aiv1 = m.TPipe(0, "DIR_V2C", 2048, 2, core="vector", subblock=1, **kw)
-    nd = m.tile("Vec", "f32", 16, 16, subblock=1)
-    _rule(lambda: m.TPUSH(aiv1, nd, split=1), NotImplementedOpError,
-          r"^TPUSH: TPUSH of an ND Vec tile: a5 copies its bytes into the L1 slot "
-          r"unconverted, which ptosim does not model; push an NZ tile")
+    zn = m.tile("Vec", "f32", 16, 16, blayout="RowMajor", slayout="ColMajor", subblock=1)
+    _rule(lambda: m.TPUSH(aiv1, zn, split=1), NotImplementedOpError,
+          r"^TPUSH: TPUSH of a ZN Vec tile: a5's copy of its bytes into the L1 slot is not "
+          r"modelled; push an NZ tile")
     nz0 = m.tile("Vec", "f32", 16, 16, blayout="ColMajor", slayout="RowMajor")
     _rule(lambda: m.TPUSH(aiv1, nz0, split=1), PipeError,
           r"^TPUSH: the Vec tile lies in AIV0's UB; this TPipe is block0\.aiv1's")
@@ -492,3 +492,19 @@ def test_round_trip_through_one_two_way_pipe(split: int) -> None:
             m.TFREE(pipe, split=sp)
     got = m.read(out, 2 * mm * nn).reshape(2 * mm, nn)
     np.testing.assert_allclose(got, golden(x, b, mm, 2.0), rtol=1e-5, atol=1e-4)
+
+
+def test_an_nd_push_lands_as_raw_rows_in_the_slot() -> None:
+    """An ND Vec tile goes into the L1 slot as a5's TInsertNDImpl copies it: its rows as
+    they are, so the NZ tile the cube pops holds them in NZ order (the same as `.pto`)."""
+    m = ptosim.Machine(target="a5")
+    cube, (aiv0,) = pipes(m, 0, 1, 16 * 16 * 4, "DIR_V2C", (0,))
+    x = np.arange(256, dtype=np.float32).reshape(16, 16)
+    nd = m.tile("Vec", "f32", 16, 16)
+    m.write(nd.ptr, x.ravel())
+    m.TPUSH(aiv0, nd, split="TILE_NO_SPLIT")
+    popped = m.TPOP(cube, m.tile("Mat", "f32", 16, 16, blayout="ColMajor", slayout="RowMajor"),
+                    split="TILE_NO_SPLIT")
+    np.testing.assert_array_equal(m.read(popped.ptr, 256), x.ravel())   # the raw rows
+    seen = m.read_tile(popped)                  # NZ (r, c) = flat (c // 8) * 128 + r * 8 + c % 8
+    assert seen[1, 0] == 8 and seen[0, 8] == 128 and seen[15, 15] == 255

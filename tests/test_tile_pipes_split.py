@@ -250,10 +250,9 @@ def test_nz_insert_reports_only_the_lines_it_writes(src_layout: str, r0: int, c0
                      for b in range(4)}
 
 
-def test_pushing_an_nd_vec_tile_to_the_cube_is_not_implemented() -> None:
-    """a5 copies an ND Vec tile's bytes into the L1 slot as they are (TInsertNDImpl); the
-    cube's NZ pop would read them differently, which ptosim does not model: refused."""
-    from ptosim.errors import NotImplementedOpError
+def test_an_nd_vec_tile_lands_in_the_slot_as_raw_rows() -> None:
+    """a5 copies an ND Vec tile's rows into the L1 slot as they are (TInsertNDImpl): the
+    cube's NZ pop reads those bytes as an NZ tile, so the product is of that reading."""
     text = kernel(0, 1, 1, v2c=True, c2v=False)
     nd, nz = tile("vec", 16, 16), tile("nz", 16, 16)
     old = f"pto.tpush_to_aic(%xz : {nz})"
@@ -263,9 +262,14 @@ def test_pushing_an_nd_vec_tile_to_the_cube_is_not_implemented() -> None:
     args = {"x": rng.standard_normal((16, 16)).astype(np.float32),
             "b": rng.standard_normal((16, 16)).astype(np.float32),
             "out": np.zeros((16, 16), np.float32)}
-    with pytest.raises(NotImplementedOpError, match=r"pto.tpush_to_aic of an ND Vec tile: a5 "
-                       r"copies its bytes into the L1 slot unconverted"):
-        Kernel.from_text(text, "pipe.pto").run(args, target="a5")
+    result = Kernel.from_text(text, "pipe.pto").run(args, target="a5")
+    # NZ element (r, c) of a 16-row f32 tile is flat element (c // 8) * 128 + r * 8 + c % 8
+    flat = args["x"].reshape(-1)
+    seen = np.array([[flat[(c // 8) * 128 + r * 8 + c % 8] for c in range(16)]
+                     for r in range(16)], np.float32)
+    assert not np.array_equal(seen, args["x"])
+    got = np.asarray(result.outputs["out"]).reshape(16, 16)
+    np.testing.assert_allclose(got, golden(seen, args["b"], 16, False), rtol=1e-5, atol=1e-4)
 
 
 def test_pop_with_a_dynamic_valid_shape_and_no_operands_is_the_full_tile() -> None:

@@ -291,14 +291,15 @@ def c2v_slot_info(tile: Any, split: int) -> tuple[dict[str, Any], str]:
 
 
 def check_v2c_source(tile: Any, op_name: str) -> None:
-    """a5's pushVec2MatFiFo picks the copy by the source's layout: an ND / ZN tile's bytes
-    land in L1 unconverted, which an NZ pop would misread; ptosim's TINSERT would convert
-    them instead, so refuse rather than give a different answer."""
-    if tile.name != "NZ":
+    """a5's pushVec2MatFiFo picks the copy by the source's layout (TInsert): an NZ tile
+    goes line by line into the NZ slot; an ND tile's rows land in L1 as they are
+    (TInsertNDImpl, which ptosim's TINSERT runs: the NZ pop then reads those bytes as NZ,
+    as the cube would); a ZN / DN tile's copy is not modelled, so it is refused."""
+    if tile.name not in ("NZ", "ND"):
         raise NotImplementedOpError(
-            f"{op_name} of an {tile.name} Vec tile: a5 copies its bytes into the L1 slot "
-            f"unconverted, which ptosim does not model; push an NZ tile (blayout = "
-            f"col_major, slayout = row_major), as PTOAS's tests do", op=op_name)
+            f"{op_name} of a {tile.name} Vec tile: a5's copy of its bytes into the L1 slot "
+            f"is not modelled; push an NZ tile (blayout = col_major, slayout = row_major), "
+            f"as PTOAS's tests do, or an ND one", op=op_name)
 
 
 def v2c_slot_info(tile: Any, split: int, sub: int) -> tuple[dict[str, Any], int, int]:
