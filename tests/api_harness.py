@@ -241,7 +241,8 @@ def sort_baselines(m: ptosim.Machine) -> dict[str, tuple[list[Any], dict[str, An
                    {"quant_type": "INT8_ASYM"}),
         "TDEQUANT": ([tile("f32", 2, 8), tile("i16", 2, 16, (2, 8)), tile("f32", 2, 8, (2, 1)),
                       tile("f32", 2, 8, (2, 1))], {}),
-        "THISTOGRAM": ([tile("ui32", 2, 256), tile("ui16", 2, 16), tile("ui8", 1, 32)],
+        "THISTOGRAM": ([tile("ui32", 2, 256), tile("ui16", 2, 16),
+                        m.tile("Vec", "ui8", 32, 1, blayout="ColMajor")],
                        {"byte": 0}),
         "TPRINT": ([tile("f16", 1, 16, (1, 2))], {"format": "w8p2"}),
         # further tile ops (isa.tile_extra, isa.tile_shape)

@@ -630,7 +630,7 @@ def test_thistogram_u16_cumulative_counts(rows, cols, byte):
     src = m.tile("Vec", "ui16", rows, pc, valid=(rows, cols))
     put(m, src, x)
     filt = rng.integers(0, 64, 32).astype(np.uint8)
-    idx = m.tile("Vec", "ui8", 1, 32)
+    idx = m.tile("Vec", "ui8", 32, 1, blayout="ColMajor")   # a5: DN, one column
     put(m, idx, filt)
     dst = blank(m, "ui32", rows, 256)
     m.THISTOGRAM(dst, src, idx, byte=byte)
@@ -688,6 +688,16 @@ def test_thistogram_rules():
         m.THISTOGRAM(m.tile("Vec", "ui32", 1, 128), src, idx)
     with pytest.raises(VerifyError, match="byte 0 filters on 3 higher bytes: idx needs 3 rows"):
         m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), m.tile("Vec", "ui32", 1, 64), idx, byte=0)
+    column = m.tile("Vec", "ui8", 32, 1, blayout="ColMajor")
+    with pytest.raises(VerifyError, match="ui16 data needs a DN idx tile of one column, got "
+                                          "ND 1x32"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), src, idx)
+    with pytest.raises(VerifyError, match="ui32 data needs an ND idx tile, got DN 32x1"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), m.tile("Vec", "ui32", 1, 64), column)
+    with pytest.raises(VerifyError, match="idx must be a row-major ND tile \\(or a DN tile of "
+                                          "one column\\), got DN with 2 columns"):
+        m.THISTOGRAM(m.tile("Vec", "ui32", 1, 256), src,
+                     m.tile("Vec", "ui8", 32, 2, blayout="ColMajor"))
 
 
 # --- TPRINT ---------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> An
         elif name in _FLAT_OPERANDS and isinstance(v, Tile):
             _check_vec(op, name, v)
         elif isinstance(v, Tile) or name == first:
-            _check_tile(op, name, v, m)
+            _check_tile(op, name, v, m, (rule.family, name) == ("histogram", "idx"))
     return FAMILIES[rule.family](m, op, vals, kw)
 
 
@@ -444,6 +444,13 @@ def _histogram(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> No
     if dst.rows < rows:
         raise VerifyError(f"dst has {dst.rows} rows but src {rows} valid rows", op=op,
                           operand="dst")
+    # a5 static_asserts: u16 data filters through a DN index tile of one column (byte r
+    # for row r), u32 data through a row-major one (row k filters byte 3 - k)
+    want = "DN" if src.dtype.size == 2 else "ND"
+    if idx.name != want or (want == "DN" and idx.cols != 1):
+        raise VerifyError(f"{src.dtype.name} data needs a{' DN' if want == 'DN' else 'n ND'} idx "
+                          f"tile{' of one column' if want == 'DN' else ''}, got {idx.name} "
+                          f"{idx.rows}x{idx.cols}", op=op, operand="idx")
     ib = _nd(m, idx, "R", "idx").reshape(-1)
     if src.dtype.size == 2:
         if byte == 0 and ib.size < rows:
