@@ -120,3 +120,36 @@ def test_a_pto_kernel_with_a_col_major_column(hazards):
         {"x": X, "y": np.zeros_like(X)}, hazards=hazards)
     np.testing.assert_array_equal(run.outputs["y"].reshape(16, 64),
                                   X - X.max(axis=1, keepdims=True))
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+def test_one_row_or_column_tiles_store_through_either_view(target):
+    """a5 / a2a3 TSTORE: layouts must match 'or the special case of one row / one column';
+    the code then runs the tile's layout path on the view's shape and strides."""
+    m = ptosim.Machine(target=target)
+    g = m.gm_empty(64, "f32")
+    col = _column(m)
+    m.write(col.ptr, np.arange(16, dtype=np.float32))
+    m.TSTORE(m.global_tensor(g, shape=(1, 1, 1, 16, 1), stride=(16, 16, 16, 1, 1)), col)
+    row = m.tile("Vec", "f32", 1, 16)
+    m.write(row.ptr, np.arange(100, 116, dtype=np.float32))
+    m.TSTORE(m.global_tensor(g + 32, shape=(1, 1, 1, 1, 16), stride=(16, 16, 16, 16, 1),
+                             layout="DN"), row)
+    got = m.read(g, 64)
+    np.testing.assert_array_equal(got[:16], np.arange(16))
+    np.testing.assert_array_equal(got[32:48], np.arange(100, 116))
+    assert not got[16:32].any() and not got[48:].any()
+
+
+def test_a_strided_column_view_and_wider_tiles_are_refused():
+    m = ptosim.Machine(target="a5")
+    g = m.gm_empty(64, "f32")
+    col = _column(m)
+    with pytest.raises(VerifyError, match=r"innermost stride t3 must be 1 .* \(the ND view of a "
+                                          r"one-column DN tile is stored through the DN path\)"):
+        m.TSTORE(m.global_tensor(g, shape=(1, 1, 1, 16, 1), stride=(64, 64, 64, 4, 1)), col)
+    wide = m.tile("Vec", "f32", 16, 8, blayout="ColMajor")
+    with pytest.raises(VerifyError, match="a Vec tile stores in its own layout: DN tile, ND view"):
+        m.TSTORE(m.global_tensor(g, shape=(1, 1, 1, 16, 8), stride=(128, 128, 128, 8, 1)),
+                 wide)
+    assert not m.read(g, 64).any()

@@ -510,8 +510,22 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                 raise VerifyError(f"TSTORE stores Vec, Mat (a2a3) or Acc tiles, got "
                                   f"{t.tile_type}", op=op)
             if g.layout != t.name:
-                raise VerifyError(f"a Vec tile stores in its own layout: {t.name} tile, "
-                                  f"{g.layout} view", op=op)
+                if not ({g.layout, t.name} <= {"ND", "DN"} and 1 in (t.rows, t.cols)):
+                    raise VerifyError(f"a Vec tile stores in its own layout: {t.name} tile, "
+                                      f"{g.layout} view (or one row / one column ND / DN)",
+                                      op=op)
+                # a5 / a2a3 allow a one-row / one-column tile with either view (their
+                # static_assert's special case) and run the tile's layout path on the
+                # view's shape and strides: so does ptosim, with that layout's rules
+                seen = g.layout
+                g = GlobalTensor(g.ptr, g.shape, g.stride, t.name)
+                _check_pair(op, t, g)
+                try:
+                    _check_view_strides(op, g, t.dtype.c0)
+                except VerifyError as err:
+                    raise VerifyError(f"{err.detail} (the {seen} view of a one-"
+                                      f"{'column' if t.cols == 1 else 'row'} {t.name} tile "
+                                      f"is stored through the {t.name} path)", op=op) from None
             es, (vr, vc) = t.dtype.size, t.valid
             s0, s1, s2, s3, s4 = g.shape
             t0, t1, t2, t3, t4 = g.stride
