@@ -153,3 +153,22 @@ def test_a_strided_column_view_and_wider_tiles_are_refused():
         m.TSTORE(m.global_tensor(g, shape=(1, 1, 1, 16, 8), stride=(128, 128, 128, 8, 1)),
                  wide)
     assert not m.read(g, 64).any()
+
+
+@pytest.mark.parametrize("target", ["a5", "a2a3"])
+def test_texpands_fills_a_dn_tiles_valid_region(target):
+    """TEXPANDS has a ColMajor branch (a5 TExpandS swaps rows and columns; a2a3 fills the
+    columns): the valid region through the DN map, nothing else."""
+    m = ptosim.Machine(target=target)
+    d = m.tile("Vec", "f32", 16, 4, blayout="ColMajor", valid=(10, 3))
+    before = m.read(d.ptr, 64).copy()
+    m.TEXPANDS(d, -np.inf)
+    cols = m.read(d.ptr, 64).reshape(4, 16)     # DN: column c is elements c * 16 ...
+    want = before.reshape(4, 16).copy()
+    want[:3, :10] = -np.inf
+    np.testing.assert_array_equal(cols, want)
+    m.TEXPANDS(_column(m), 1.0)                 # a DN column too
+    with pytest.raises(VerifyError, match="a 64-bit TEXPANDS needs a row-major ND tile"):
+        m.TEXPANDS(m.tile("Vec", "i64", 8, 4, blayout="ColMajor"), 3)
+    with pytest.raises(VerifyError, match="dst must be a row-major ND tile, got DN"):
+        m.TEXP(d, d)

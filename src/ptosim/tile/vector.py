@@ -145,7 +145,8 @@ def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
     rule: VecRule = spec.impl
     for name in ("dst", *names):
         if name == "dst" or isinstance(vals[name], (Tile, ConvTile)):
-            _check_tile(op, name, vals[name], m, (rule.family, name) in _DN_COLUMN)
+            key = (rule.family, name)
+            _check_tile(op, name, vals[name], m, key in _DN_COLUMN, key in _DN_ANY)
     src_names = [n for n in names if isinstance(vals[n], Tile) and n not in ("tmp", "mask")]
     elem = vals[src_names[0]].dtype if src_names else dst.dtype
     _check_dtypes(op, rule, elem, dst, [vals[n] for n in src_names], src_names, m)
@@ -187,14 +188,20 @@ def _plan(m: TileOps, op: str, rule: VecRule, names: tuple[str, ...], args: Sequ
 # column, so every matrix view below reads it unchanged.
 _DN_COLUMN = frozenset({("rowreduce", "dst"), ("rowarg", "dst"), ("rowexpand", "src"),
                         ("rowexpandop", "src0"), ("rowexpandop", "src1")})
+# (family, operand) that may be a DN tile of any width: TEXPANDS fills a column-major
+# tile's valid region too (a5 TExpandS's ColMajor branch, a2a3 TExpandS)
+_DN_ANY = frozenset({("expands", "dst")})
 
 
-def _check_tile(op: str, name: str, t: object, m: TileOps, dn_column: bool = False) -> None:
+def _check_tile(op: str, name: str, t: object, m: TileOps, dn_column: bool = False,
+                dn_any: bool = False) -> None:
     if not isinstance(t, Tile):
         raise SpaceError(f"{name} must be a Tile, got {type(t).__name__}", op=op, operand=name)
     if t.tile_type != "Vec":
         raise SpaceError(f"{name} must be a Vec tile, got a {t.tile_type} tile", op=op,
                          operand=name)
+    if dn_any and t.name == "DN":
+        return
     if t.name != "ND" and not (dn_column and t.name == "DN" and t.cols == 1):
         also = " (or a DN tile of one column)" if dn_column else ""
         raise VerifyError(f"{name} must be a row-major ND tile{also}, got {t.name}"
@@ -375,6 +382,12 @@ def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str
     dt = dst.dtype
     one = alu.BINARY["add"](np.zeros(1, dt.np), _scalar(op, v["scalar"], dt), dt) \
         if dt.kind in ("int", "uint") else np.asarray([v["scalar"]], np.float64).astype(dt.np)
+    if dst.name == "DN":                    # column-major: the valid region through its map
+        if dt.size == 8:                    # a5: "TEXPANDS B64 currently requires row-major"
+            raise VerifyError("a 64-bit TEXPANDS needs a row-major ND tile", op=op,
+                              operand="dst")
+        m._matrix(dst, "W")[:vr, :vc] = one[0]
+        return
     _write(m, dst, np.full((vr, vc), one[0], dt.np))
 
 
