@@ -145,8 +145,8 @@ def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
     rule: VecRule = spec.impl
     for name in ("dst", *names):
         if name == "dst" or isinstance(vals[name], (Tile, ConvTile)):
-            key = (rule.family, name)
-            _check_tile(op, name, vals[name], m, key in _DN_COLUMN, key in _DN_ANY)
+            role = (rule.family, name)
+            _check_tile(op, name, vals[name], m, role in _DN_COLUMN, role in _DN_ANY)
     src_names = [n for n in names if isinstance(vals[n], Tile) and n not in ("tmp", "mask")]
     elem = vals[src_names[0]].dtype if src_names else dst.dtype
     _check_dtypes(op, rule, elem, dst, [vals[n] for n in src_names], src_names, m)
