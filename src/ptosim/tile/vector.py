@@ -28,7 +28,7 @@ from ..errors import (
 from ..isa import alu, convert
 from ..isa.spec import OpSpec
 from ..isa.tile_vector import VecRule, bind, signature
-from . import div_a5, fastpath
+from . import fastpath
 from .conv import ConvTile
 from .tile import Tile
 
@@ -332,6 +332,7 @@ def _hp(m: TileOps, op: str, kw: dict[str, Any], dt: DType) -> bool:
 
 def _div_hp(a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
     """a5 DivIEEE754*Impl (TDIVS, TROWEXPANDDIV, TCOLEXPANDDIV, TRSQRT's division)."""
+    from . import div_a5  # loaded on first use (start-up)
     shape = np.broadcast(a, b).shape
     return div_a5.div_ieee754(np.broadcast_to(a, shape), np.broadcast_to(b, shape), dt)
 
@@ -341,6 +342,7 @@ def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str,
     dt = v["dst"].dtype
     a, b = _view(m, v["src0"]), _view(m, v["src1"])
     if rule.lane == "div" and _hp(m, op, kw, dt):     # a5 TDiv.hpp DivOp
+        from . import div_a5
         out = div_a5.div_compensated_f32(a, b) if dt.name == "f32" else _div_hp(a, b, dt)
     else:
         out = alu.BINARY[rule.lane](a, b, dt)
@@ -509,6 +511,7 @@ def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, 
     dt = v["dst"].dtype
     x = _view(m, v["src"])
     if rule.lane in ("sqrt", "rsqrt") and _hp(m, op, kw, dt):    # a5 TSqrtHp / TRsqrt
+        from . import div_a5
         out = div_a5.sqrt_hp(x, dt) if rule.lane == "sqrt" else div_a5.rsqrt_hp(x, dt)
     else:
         high_precision(op, kw)                       # (other SFU ops: checked, not modelled)
