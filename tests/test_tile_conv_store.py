@@ -333,3 +333,17 @@ def test_a_view_past_the_allocation_is_refused_before_writing():
     with pytest.raises(ptosim.PtoError, match=r"TSTORE"):
         m.TSTORE(g, t)
     np.testing.assert_array_equal(m.read(p, 200), base)
+
+
+def test_a2a3_nc1hwc0_pre_quant_scalar_to_i8():
+    """f32 -> i8 lines of C0 = 32 (scale 0.25, signed): clip(rint(v x 0.25))."""
+    m = ptosim.Machine(target="a2a3")
+    c1, h, w, c0 = 2, 2, 8, 32
+    t, want = _acc(m, "f16", "f32", h * w, 64, c1 * c0)
+    word = int(np.float32(0.25).view(np.uint32)) | 1 << 46
+    shape = (1, c1, h, w, c0)
+    out, _ = _store(m, c1 * h * w * c0, "i8", shape, _strides(shape), "NC1HWC0", t,
+                    pre_quant_scalar=word)
+    golden = np.clip(np.rint(want * 0.25), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(out.reshape(shape)[0],
+                                  golden.reshape(h, w, c1, c0).transpose(2, 0, 1, 3))
