@@ -347,3 +347,57 @@ def test_a2a3_nc1hwc0_pre_quant_scalar_to_i8():
     golden = np.clip(np.rint(want * 0.25), -128, 127).astype(np.int8)
     np.testing.assert_array_equal(out.reshape(shape)[0],
                                   golden.reshape(h, w, c1, c0).transpose(2, 0, 1, 3))
+
+
+# ------------------------------------------------------------------------- worked example
+@pytest.mark.parametrize("target, layout", [("a2a3", "NC1HWC0"), ("a5", "NHWC"),
+                                            ("a5", "NCHW")])
+def test_worked_example_conv_output(target, layout):
+    """pto-isa timg2col case 2's shapes (f16 fmap 1 x 64 x 4 x 16, 16 filters 3 x 3, stride
+    1, dilation (2, 1), pad 1): TLOAD, TIMG2COL, TMATMUL, then TSTORE the Acc into the
+    output conv layout = a numpy convolution from its definition in that layout."""
+    m = ptosim.Machine(target=target)
+    rng = np.random.default_rng(5)
+    c, h, w, kh, kw, n_out = 64, 4, 16, 3, 3, 16
+    img = rng.uniform(-2, 2, (1, c, h, w)).astype(np.float16)              # NCHW
+    wgt = rng.uniform(-2, 2, (n_out, c, kh, kw)).astype(np.float16)
+    c1 = c // 16
+    fm = np.ascontiguousarray(img.reshape(1, c1, 16, h, w).transpose(0, 1, 3, 4, 2))
+    g = m.global_tensor(m.gm(fm), fm.shape, _strides(fm.shape), "NC1HWC0")
+    conf = ptosim.Img2colConfig(fmap_h=h, fmap_w=w, channel_size=c, pad=(1, 1, 1, 1),
+                                filter_h=kh, filter_w=kw, stride_h=1, stride_w=1,
+                                dilation_h=2, dilation_w=1)
+    a = m.conv_tile("f16", "NC1HWC0", (1, c1, h, w, 16), tile_type="Mat", img2col=conf)
+    m.TLOAD(a, g)
+    oh, ow = h + 2 - 2 * (kh - 1), w + 2 - (kw - 1)
+    mm, kk = oh * ow, c * kh * kw
+    a = a.with_img2col(dst_stride=mm // 16)
+    left = m.tile("Left", "f16", mm, kk)
+    m.SETFMATRIX(a)
+    m.SET_IMG2COL_RPT(a)
+    m.SET_IMG2COL_PADDING(a)
+    m.TIMG2COL(left, a, 0, 0)
+    b = wgt.reshape(n_out, c1, 16, kh, kw).transpose(1, 3, 4, 2, 0).reshape(kk, n_out)
+    right = m.tile("Right", "f16", kk, n_out)
+    m._store_matrix(right, slice(None), slice(None), b)
+    acc = m.tile("Acc", "f32", mm, n_out)
+    m.TMATMUL(acc, left, right)
+    # out[o, y, x] = sum_{ch, i, j} pad(img)[ch, y + 2 i, x + j] w[o, ch, i, j]
+    padded = np.pad(img[0].astype(np.float64), ((0, 0), (1, 1), (1, 1)))
+    ref = np.zeros((n_out, oh, ow))
+    for y in range(oh):
+        for x in range(ow):
+            win = padded[:, y:y + 2 * kh - 1:2, x:x + kw]                  # c x kh x kw
+            ref[:, y, x] = np.tensordot(wgt.astype(np.float64), win, axes=3)
+    if layout == "NC1HWC0":
+        shape = (1, 1, oh, ow, 16)
+        want = ref.transpose(1, 2, 0).reshape(shape)
+    elif layout == "NHWC":
+        shape = (1, 1, oh, ow, n_out)
+        want = ref.transpose(1, 2, 0).reshape(shape)
+    else:
+        shape = (1, 1, n_out, oh, ow)
+        want = ref.reshape(shape)
+    out, base = _store(m, int(np.prod(shape)) + 16, "f32", shape, _strides(shape), layout, acc)
+    np.testing.assert_allclose(out[:-16].reshape(shape), want, rtol=1e-3, atol=2e-2)
+    np.testing.assert_array_equal(out[-16:], base[-16:])
