@@ -118,6 +118,13 @@ def p_acc_to_mat_nd(m):
     return m.read(dst.ptr, 256).tobytes()
 
 
+def p_acc_nhwc(m):
+    g = m.global_tensor(m.gm(np.zeros(256, np.float32)), (1, 1, 2, 8, 16),
+                        (256, 256, 128, 16, 1), "NHWC")
+    m.TSTORE(g, _acc(m))
+    return m.read(g.ptr, 256).tobytes()
+
+
 def p_bias_bf16(m):
     m.write(m.ptr("l1", "bf16", 0), np.arange(16).astype(ml_dtypes.bfloat16))
     m.mte_l1_bt(m.ptr("l1", "bf16", 0), m.ptr("bt", "f32", 0), 1, nburst=(1, 0, 0))
@@ -126,7 +133,7 @@ def p_bias_bf16(m):
 
 PROBES = [p_left_default, p_vec_nz1024, p_scale_left, p_tload_dn_nz, p_tload_one_row,
           p_tload_partial_blocks, p_tstore_mat, p_tmov_relayout, p_tinsert_col3, p_acc_to_vec,
-          p_acc_to_mat_nd, p_bias_bf16]
+          p_acc_to_mat_nd, p_bias_bf16, p_acc_nhwc]
 
 
 def sync_cells(target):
@@ -186,6 +193,7 @@ def test_the_probes_tell_the_two_targets_apart():
     ("tload_mat_whole_blocks", True, p_tload_partial_blocks, "ok", "VerifyError"),
     ("tmov_vec_layouts", frozenset(), p_tmov_relayout, "ok", "NotImplementedOpError"),
     ("acc_to_vec", False, p_acc_to_vec, "ok", "VerifyError"),
+    ("acc_conv_stores", frozenset({"NC1HWC0"}), p_acc_nhwc, "ok", "VerifyError"),
     ("bt_bf16", False, p_bias_bf16, "ok", "DtypeError"),
     ("tile_layouts", {**A5.tile_layouts, "ScaleLeft": frozenset()}, p_scale_left, "ok",
      "VerifyError"),

@@ -438,7 +438,8 @@ def test_tile_past_its_bytes_and_other_ops():
         m.TLOAD(m.tile("Mat", "f16", 16, 16), g)
     with pytest.raises(VerifyError, match="no TSTORE from a conv tile"):
         m.TSTORE(g, t)
-    with pytest.raises(NotImplementedOpError, match="TSTORE Acc -> NC1HWC0"):
+    with pytest.raises(VerifyError, match="an Acc tile stores into NCDHW / NCHW / NHWC conv "
+                                          "views on a5, not NC1HWC0"):
         m.TSTORE(g, m.tile("Acc", "f32", 16, 16))
     with pytest.raises(VerifyError, match="stored from an Acc tile only"):
         m.TSTORE(g, m.tile("Vec", "f16", 16, 16))

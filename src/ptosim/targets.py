@@ -202,6 +202,10 @@ class Target:
     # a2a3 copies the conv loads' runs as 32 B-block bursts with 16-bit gaps counted in
     # blocks (a5: byte strides, loop registers)
     conv_load_block_gaps: bool = False
+    # TSTORE Acc -> GM conv views (pto-isa a2a3 CheckAcc2gm: NC1HWC0, NDC1HWC0 (not
+    # implemented); a5 CheckStaticAcc: NHWC / NCHW / NCDHW), each one FIXPIPE writeback
+    # (ptosim.tile.conv_store)
+    acc_conv_stores: frozenset[str] = frozenset({"NC1HWC0", "NDC1HWC0"})
     cost: CostModel = _FALLBACK_COST    # the timeline's cost model
 
     def has_dtype(self, name: str) -> bool:
@@ -363,6 +367,7 @@ A5 = Target(
                                ("NCDHW", "FRACTAL_Z_3D"), ("NCDHW", "NDC1HWC0")}),
     conv_load_dtypes=frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16", "i32", "si32",
                                 "ui32", "f16", "bf16", "f32", "f8E4M3FN", "f8E5M2"}),
+    acc_conv_stores=frozenset({"NHWC", "NCHW", "NCDHW"}),
     mad_types=_MAD_COMMON | _MAD_A5,
     quant_modes=_QUANT_COMMON | _QUANT_A5,
     fixpipe_layouts=frozenset({"nz2nd", "nz2dn", "nz2nz"}),

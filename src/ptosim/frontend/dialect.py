@@ -88,6 +88,7 @@ from .tile_types import (
     SaturationModeAttr,
     ScatterAtomicOpAttr,
     ScatterOOBAttr,
+    STPhaseAttr,
     TensorViewType,
     TileBufType,
 )
@@ -122,7 +123,7 @@ _ATTRIBUTES = (
     PtrType, Hif8Type, Hif8x2Type, F4E2M1x2Type, F4E1M2x2Type, AddressSpaceAttr, PipeAttr,
     KernelKindAttr, TileBufType, TensorViewType, PartitionTensorViewType, LayoutAttr,
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
-    DivPrecisionAttr, RsqrtPrecisionAttr, AccPhaseAttr,
+    DivPrecisionAttr, RsqrtPrecisionAttr, AccPhaseAttr, STPhaseAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
     VRegType, MaskType, AlignType,

@@ -517,6 +517,21 @@ class AccPhaseAttr(_WordAttr):
 
 
 @irdl_attr_definition
+class STPhaseAttr(_WordAttr):
+    """``#pto<st_phase unspecified|partial|final>``: PTOAS's stPhase of ``pto.tstore``,
+    pto-isa's ``STPhase`` template argument of TSTORE (0 / 2 / 3), which the Acc -> GM
+    FIXPIPE writeback puts in its unit-flag field (2 = check_only, 3 = check_and_clear)
+    and the Vec / Mat stores ignore: a pipe-sync hint that changes no value
+    (docs/semantics.md, "stPhase")."""
+
+    name = "pto.st_phase"
+
+    value: StringAttr
+    CHOICES = ("unspecified", "partial", "final")
+    WHAT = "a store phase"
+
+
+@irdl_attr_definition
 class MaskPatternAttr(_WordAttr):
     """``#pto.mask_pattern<P0101|...|P1111>`` (also ``#pto<mask_pattern ...>``): the lane
     pattern of tgather / tscatter's mask forms."""

@@ -460,8 +460,9 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
                atomic: str | tuple[str, str] | None = None,
                pre_quant_scalar: int | None = None, quant_reg: str | None = None) -> None:
         """The tile's valid region -> the GM view. Vec tiles store through MTE3 in the same
-        layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, casting
-        f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
+        layout (Mat too on a2a3); Acc tiles through FIXPIPE into an ND or NZ view, or a
+        conv view (a2a3 NC1HWC0, a5 NHWC / NCHW / NCDHW: `ptosim.tile.conv_store`),
+        casting f32 to an f16 / bf16 view by default. ``atomic``: "add" (in the view's type) or a
         (type, "add"|"max"|"min") pair as `mte_l0c_gm` takes it. ``pre_quant_scalar``:
         pto-isa's ``TSTORE(dst, src, preQuantScalar)`` (the QUANT_PRE word; see
         `acc_fp.scalar_quant`). ``quant_reg``: "scalar" / "vector", the quantisation
@@ -481,9 +482,11 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
             raise VerifyError("pto-isa's code has no TSTORE from a conv tile", op=op,
                               operand="tile")
         if isinstance(g, GlobalTensor) and g.layout in CONV_GM_LAYOUTS:
-            if t.tile_type == "Acc":
-                raise NotImplementedOpError(f"TSTORE Acc -> {g.layout} (FIXPIPE into a conv "
-                                            f"layout)", op=op)
+            if isinstance(t, Tile) and t.tile_type == "Acc":
+                with _lowered(op):
+                    from .conv_store import tstore_acc_conv
+                    tstore_acc_conv(self, g, t, pre_quant, pre_relu, atomic)
+                return
             raise VerifyError(f"a {g.layout} view is stored from an Acc tile only", op=op,
                               operand="view")
         _check_pair(op, t, g, same_size=t.tile_type != "Acc")

@@ -11,6 +11,7 @@ from ..machine import Ptr
 
 # the conv layouts a GlobalTensor may carry for TLOAD into a Mat conv tile (pto-isa
 # Layout::NC1HWC0 ...): 5-D views read by the conv-tile forms only (ptosim.tile.conv_load)
+# and written by TSTORE from an Acc tile (ptosim.tile.conv_store)
 CONV_GM_LAYOUTS = ("NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_3D", "NHWC", "NCHW", "NCDHW",
                    "NDC1HWC0")
 
@@ -19,7 +20,8 @@ CONV_GM_LAYOUTS = ("NC1HWC0", "FRACTAL_Z", "FRACTAL_Z_3D", "NHWC", "NCHW", "NCDH
 class GlobalTensor:
     """``ptr`` is the first element; ``layout`` is ND, DN or NZ (pto-notes §3.2), one
     of the MX scale layouts MX_A_ND / MX_A_DN / MX_A_ZZ / MX_B_ND / MX_B_DN / MX_B_NN, or a
-    conv layout (`CONV_GM_LAYOUTS`, for TLOAD into a Mat conv tile only)."""
+    conv layout (`CONV_GM_LAYOUTS`, for TLOAD into a Mat conv tile and TSTORE from an Acc
+    tile only)."""
 
     ptr: Ptr
     shape: tuple[int, int, int, int, int]
@@ -30,8 +32,9 @@ class GlobalTensor:
     def view(self) -> Layout:
         if self.layout in CONV_GM_LAYOUTS:
             raise VerifyError(f"a {self.layout} GlobalTensor is read only by TLOAD into a Mat "
-                              f"conv tile (m.conv_tile(..., tile_type='Mat')); it has no "
-                              f"rows x cols view", operand="view")
+                              f"conv tile (m.conv_tile(..., tile_type='Mat')) and written only "
+                              f"by TSTORE from an Acc tile; it has no rows x cols view",
+                              operand="view")
         return gm_layout(self.layout, self.shape, self.stride)
 
     @cached_property
