@@ -1024,7 +1024,10 @@ def method(spec: OpSpec) -> Callable[..., Any]:
 
     def call(self: TileOps, *args: Any, **kw: Any) -> None:
         if not kw and self.access_hook is None:     # the same operand objects as before
-            hit = self.__dict__.get("_vec_ids", _NO_PLANS).get((name, *map(id, args)))
+            # (fastpath.remember's key; spelled out for the common arities: cheaper)
+            key = (name, id(args[0]), id(args[1]), id(args[2])) if len(args) == 3 else \
+                (name, id(args[0]), id(args[1])) if len(args) == 2 else (name, *map(id, args))
+            hit = self.__dict__.get("_vec_ids", _NO_PLANS).get(key)
             if hit is not None:                     # (fastpath.remember)
                 hit[1](args)
                 return
