@@ -202,6 +202,17 @@ def _verify_precision_kind(op: IRDLOperation) -> None:
                           f"constraint: {what} precision mode attribute")
 
 
+def _verify_histogram_byte(op: IRDLOperation) -> None:
+    """PTOAS THistogramOp::verify: a legacy isMSB must name the same byte as ``byte``."""
+    msb, byte = op.attributes.get("isMSB"), op.attributes.get("byte")
+    if op.name != "pto.thistogram" or msb is None or byte is None:
+        return
+    legacy = 1 if _attr_value(msb) else 0
+    if _attr_value(byte) != legacy:
+        raise VerifyException("pto.thistogram: does not allow conflicting 'byte' and legacy "
+                              "'isMSB' attributes")
+
+
 def _verify_tmp(op: IRDLOperation, names: tuple[str, ...]) -> None:
     """PTOAS's tmp rules of a vector tile op's text form (lib/PTO/IR/PTO.cpp
     TRowExpandDivOp / TRsqrtOp::verify): high precision needs tmp; a tmp holds at least
@@ -300,6 +311,7 @@ class TileDpsOp(IRDLOperation):
             if key not in known:
                 raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
         _verify_precision_kind(self)
+        _verify_histogram_byte(self)
         _verify_tmp(self, bind(self.SPEC, kinds) or ())
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:

@@ -65,9 +65,14 @@ def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> An
         elif name in _FLAT_OPERANDS and isinstance(v, Tile):
             _check_vec(op, name, v)
         elif isinstance(v, Tile) or name == first:
-            _check_tile(op, name, v, m)
+            _check_tile(op, name, v, m, (op, name) in _DN_COLUMN_OPERANDS)
     return FAMILIES[rule.family](m, op, vals, kw)
 
+
+# operands that may also be a DN tile of one column (element r at r, as in an N x 1 ND
+# tile): a5 THISTOGRAM's 16-bit-data idx, which pto-isa requires to be exactly that
+# ("index should use DN layout with exactly one column")
+_DN_COLUMN_OPERANDS = frozenset({("THISTOGRAM", "idx")})
 
 # operands the code addresses as a flat array whatever the tile's layout (TGATHER's per-row
 # k_value / cdst: element r at the tile's start + r; pto-isa's ST uses N x 1 ColMajor tiles)
@@ -432,6 +437,12 @@ def _histogram(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> No
     _dtype_in(op, "dst", dst, ("ui32",), m)
     _dtype_in(op, "idx", idx, ("ui8",), m)
     byte = kw.get("byte", 1)
+    if kw.get("is_msb") is not None:       # PTOAS's legacy isMSB (THistogramOp::verify)
+        legacy = 1 if kw["is_msb"] else 0
+        if kw.get("byte") is not None and kw["byte"] != legacy:
+            raise VerifyError("does not allow conflicting 'byte' and legacy 'isMSB' "
+                              "attributes", op=op, operand="is_msb")
+        byte = legacy
     top = 1 if src.dtype.size == 2 else 3
     if not isinstance(byte, (int, np.integer)) or not 0 <= int(byte) <= top:
         raise PtoValueError(f"byte must be 0 to {top} for {src.dtype.name} data, got {byte}",
