@@ -105,3 +105,97 @@ def test_pto_conflicting_is_msb_is_refused_at_load():
     with pytest.raises(PtoSyntaxError, match="pto.thistogram: does not allow conflicting "
                                              "'byte' and legacy 'isMSB' attributes"):
         Kernel.from_text(hist_text("byte = 1 : i32, isMSB = false"))
+
+
+# --- tcvt's satmode -----------------------------------------------------------------------------
+F32T = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, "
+        "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+I16T = ("!pto.tile_buf<loc=vec, dtype=i16, rows=16, cols=16, v_row=16, v_col=16, "
+        "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+
+
+def cvt_text(attrs):
+    return f"""
+module {{
+  func.func @c() {{
+    %s = pto.alloc_tile : {F32T}
+    %d = pto.alloc_tile : {I16T}
+    pto.tcvt ins(%s {{{attrs}}} : {F32T}) outs(%d : {I16T})
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("mode", ["ON", "OFF"])
+def test_pto_tcvt_satmode_is_sat_mode(mode):
+    """PTOAS prints and parses TCvtOp's sat_mode as ``satmode`` (TCvtOp::print / parse)."""
+    calls = []
+    for key in ("satmode", "sat_mode"):
+        k = Kernel.from_text(cvt_text(f"rmode = #pto<round_mode TRUNC>, "
+                                      f"{key} = #pto<saturation_mode {mode}>"))
+        k.run({})
+        calls.append(next(o for o in k.module.walk() if o.name == "pto.tcvt").tile_call()[1])
+    assert calls[0] == calls[1]
+    assert calls[0]["sat_mode"] == mode
+
+
+def test_pto_tcvt_satmode_and_sat_mode_together_are_refused():
+    with pytest.raises(PtoSyntaxError, match="pto.tcvt: cannot specify both satmode and "
+                                             "sat_mode"):
+        Kernel.from_text(cvt_text("satmode = #pto<saturation_mode ON>, "
+                                  "sat_mode = #pto<saturation_mode ON>"))
+
+
+# --- tmov's generic form ------------------------------------------------------------------------
+ACC = ("!pto.tile_buf<loc=acc, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, "
+       "blayout=col_major, slayout=row_major, fractal=1024, pad=0>")
+MAT = ("!pto.tile_buf<loc=mat, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, "
+       "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+MATQ = ("!pto.tile_buf<loc=mat, dtype=i8, rows=16, cols=32, v_row=16, v_col=16, "
+        "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+
+
+def tmov_text(body):
+    return f"""
+module attributes {{pto.target_arch = "a5"}} {{
+  func.func @t() {{
+    %s = pto.alloc_tile : {ACC}
+    %m = pto.alloc_tile : {MAT}
+    %q = pto.alloc_tile : {MATQ}
+    %pre = arith.constant 7 : i64
+{body}
+    return
+  }}
+}}
+"""
+
+
+CUSTOM = (f"    pto.tmov ins(%s : {ACC}) outs(%m : {MAT})\n"
+          "      {reluPreMode = #pto<relu_pre_mode normal_relu>}")
+GENERIC = ('    "pto.tmov"(%s, %m) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>,\n'
+           "      reluPreMode = #pto<relu_pre_mode normal_relu>}> : "
+           f"({ACC}, {MAT}) -> ()")
+GENERIC_PRE = ('    "pto.tmov"(%s, %q, %pre) <{operandSegmentSizes = array<i32: 1, 1, 0, 1>,\n'
+               "      reluPreMode = #pto<relu_pre_mode normal_relu>}> : "
+               f"({ACC}, {MATQ}, i64) -> ()")
+
+
+def test_pto_tmov_generic_form_takes_relu_pre_mode_as_a_property():
+    """MLIR's generic form carries inherent attributes as properties (``<{...}>``); ptosim
+    reads them as the custom form's ``{...}``."""
+    calls = []
+    for body in (CUSTOM, GENERIC):
+        k = Kernel.from_text(tmov_text(body))
+        k.run({})
+        calls.append(next(o for o in k.module.walk() if o.name == "pto.tmov").tile_call()[1])
+    assert calls[0] == calls[1] and calls[0]["pre_relu"][1] == "normal_relu"
+    k = Kernel.from_text(tmov_text(GENERIC_PRE))
+    op = next(o for o in k.module.walk() if o.name == "pto.tmov")
+    assert op.tile_call()[1]["pre_relu"][1] == "normal_relu"
+    assert "pre_quant_scalar" in op.tile_call()[1]
+
+
+def test_pto_tmov_generic_form_still_refuses_unknown_properties():
+    with pytest.raises(PtoSyntaxError, match="property 'bogus' is not defined"):
+        Kernel.from_text(tmov_text(GENERIC.replace("reluPreMode", "bogus")))

@@ -213,6 +213,12 @@ def _verify_histogram_byte(op: IRDLOperation) -> None:
                               "'isMSB' attributes")
 
 
+def _verify_cvt_sat(op: IRDLOperation) -> None:
+    """PTOAS TCvtOp::parse: satmode is sat_mode's other spelling, not both at once."""
+    if op.name == "pto.tcvt" and "satmode" in op.attributes and "sat_mode" in op.attributes:
+        raise VerifyException("pto.tcvt: cannot specify both satmode and sat_mode")
+
+
 def _verify_tmp(op: IRDLOperation, names: tuple[str, ...]) -> None:
     """PTOAS's tmp rules of a vector tile op's text form (lib/PTO/IR/PTO.cpp
     TRowExpandDivOp / TRsqrtOp::verify): high precision needs tmp; a tmp holds at least
@@ -312,6 +318,7 @@ class TileDpsOp(IRDLOperation):
                 raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
         _verify_precision_kind(self)
         _verify_histogram_byte(self)
+        _verify_cvt_sat(self)
         _verify_tmp(self, bind(self.SPEC, kinds) or ())
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:

@@ -181,9 +181,10 @@ def _cvt_names(side: int) -> frozenset[str]:
 
 
 # TCVT: pto-isa TCVT(dst, src, mode[, satMode]); PTOAS spells the attributes rmode /
-# sat_mode (include/PTO/IR/PTOOps.td TCvtOp), its TileLang template reads round_mode
+# sat_mode (include/PTO/IR/PTOOps.td TCvtOp) and prints / parses sat_mode as satmode
+# (lib/PTO/IR/PTO.cpp TCvtOp::print / parse), its TileLang template reads round_mode
 _CVT_ATTRS = (("rmode", "round_mode"), ("round_mode", "round_mode"), ("roundMode", "round_mode"),
-              ("sat_mode", "sat_mode"), ("satMode", "sat_mode"))
+              ("sat_mode", "sat_mode"), ("satMode", "sat_mode"), ("satmode", "sat_mode"))
 _EXP_T = _I16 | _I32 | _F           # expand-ops (CPU IsRowExpandAllowedType, a5 headers)
 
 ROWS: tuple[OpSpec, ...] = (
