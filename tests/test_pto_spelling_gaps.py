@@ -199,3 +199,48 @@ def test_pto_tmov_generic_form_takes_relu_pre_mode_as_a_property():
 def test_pto_tmov_generic_form_still_refuses_unknown_properties():
     with pytest.raises(PtoSyntaxError, match="property 'bogus' is not defined"):
         Kernel.from_text(tmov_text(GENERIC.replace("reluPreMode", "bogus")))
+
+
+# --- tstore's stPhase ---------------------------------------------------------------------------
+STORE = """
+module {
+  func.func @s(%x: !pto.ptr<f32>, %o: !pto.ptr<f32>) attributes {pto.aicore} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %vx = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1]
+      : !pto.tensor_view<1x16xf32>
+    %vo = pto.make_tensor_view %o, shape = [%c1, %c16], strides = [%c16, %c1]
+      : !pto.tensor_view<1x16xf32>
+    %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c1, %c16]
+      : !pto.tensor_view<1x16xf32>
+    %po = pto.partition_view %vo, offsets = [%c0, %c0], sizes = [%c1, %c16]
+      : !pto.tensor_view<1x16xf32>
+    %a = pto.alloc_tile : !pto.tile_buf<vec, 1x16xf32>
+    pto.tload ins(%px : !pto.partition_tensor_view<1x16xf32>) outs(%a : !pto.tile_buf<vec, 1x16xf32>)
+    pto.set_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.wait_flag["PIPE_MTE2", "PIPE_MTE3", "EVENT_ID0"]
+    pto.tstore ins(%a : !pto.tile_buf<vec, 1x16xf32>) outs(%po : !pto.partition_tensor_view<1x16xf32>) ATTRS
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("word", ["unspecified", "partial", "final"])
+def test_pto_tstore_st_phase_changes_no_value(word):
+    k = Kernel.from_text(STORE.replace("ATTRS", f"{{stPhase = #pto<st_phase {word}>}}"))
+    op = next(o for o in k.module.walk() if o.name == "pto.tstore")
+    assert op.attributes["stPhase"].value.data == word
+    assert op.tile_call()[1] == {}                       # no keyword reaches TSTORE
+    x = np.arange(16, dtype=np.float32) - 3.5
+    run = k.run({"x": x, "o": np.zeros(16, np.float32)})
+    np.testing.assert_array_equal(run.outputs["o"].ravel(), x)
+
+
+def test_pto_st_phase_rules():
+    with pytest.raises(PtoSyntaxError, match=r"expected a store phase \(one of unspecified, "
+                                             r"partial, final\), got"):
+        Kernel.from_text(STORE.replace("ATTRS", "{stPhase = #pto<st_phase middle>}"))
+    from ptosim.frontend import tile_ops as t
+    assert "stPhase" in t.TStoreOp.ATTRS and "stPhase" not in t.TStoreFpOp.ATTRS

@@ -94,6 +94,7 @@ from .tile_types import (
     ScatterAtomicOpAttr,
     ScatterOOBAttr,
     SqrtPrecisionAttr,
+    StPhaseAttr,
     TensorViewType,
     TileBufType,
 )
@@ -130,6 +131,7 @@ _ATTRIBUTES = (
     AtomicTypeAttr, ReluPreModeAttr, AccToVecModeAttr, CmpModeAttr, PrecisionModeAttr,
     DivPrecisionAttr, RsqrtPrecisionAttr, ExpPrecisionAttr, LogPrecisionAttr,
     RecipPrecisionAttr, RemPrecisionAttr, SqrtPrecisionAttr, FmodPrecisionAttr, AccPhaseAttr,
+    StPhaseAttr,
     MaskPatternAttr, QuantTypeAttr, RoundModeAttr, SaturationModeAttr, GatherOOBAttr,
     ScatterOOBAttr, ScatterAtomicOpAttr, PadModeAttr,
     VRegType, MaskType, AlignType,

@@ -80,6 +80,7 @@ from .tile_types import (
     ReluPreModeAttr,
     ScatterAtomicOpAttr,
     ScatterOOBAttr,
+    StPhaseAttr,
     TensorViewType,
     TileBufType,
     is_tile_type,
@@ -855,9 +856,12 @@ class TStoreOp(_AccQuantOp):
     SLOTS: ClassVar[tuple[tuple[str, str], ...]] = (("src", "tile"), ("dst", "view"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("vec", "mat", "acc")}
+    # stPhase (PTOAS's TStoreOp only): pto-isa's STPhase, FIXPIPE's unit-flag field;
+    # parsed and dropped like accPhase (no keyword, no value changes)
     ATTRS: ClassVar[dict[str, type[Attribute]]] = {"atomicType": AtomicTypeAttr,
                                                    "reluPreMode": ReluPreModeAttr,
-                                                   "layout": LayoutAttr}
+                                                   "layout": LayoutAttr,
+                                                   "stPhase": StPhaseAttr}
 
     src = operand_def()
     dst = operand_def()
@@ -958,7 +962,8 @@ class TStoreFpOp(TileOp):
                                                     ("dst", "view"))
     CALL: ClassVar[tuple[str, ...]] = ("dst", "src", "fp")
     ROLES: ClassVar[dict[str, tuple[str, ...]]] = {"src": ("acc",), "fp": ("scaling",)}
-    ATTRS: ClassVar[dict[str, type[Attribute]]] = TStoreOp.ATTRS
+    ATTRS: ClassVar[dict[str, type[Attribute]]] = {k: v for k, v in TStoreOp.ATTRS.items()
+                                                   if k != "stPhase"}
 
     src = operand_def()
     fp = operand_def()

@@ -541,6 +541,20 @@ class AccPhaseAttr(_WordAttr):
 
 
 @irdl_attr_definition
+class StPhaseAttr(_WordAttr):
+    """``#pto<st_phase unspecified|partial|final>``: PTOAS's stPhase of tstore, pto-isa's
+    ``STPhase`` template argument of TSTORE (0 / 2 / 3), which an Acc store passes to
+    FIXPIPE as its unit-flag field: a pipe synchronisation hint that changes no value
+    (docs/semantics.md, "accPhase")."""
+
+    name = "pto.st_phase"
+
+    value: StringAttr
+    CHOICES = ("unspecified", "partial", "final")
+    WHAT = "a store phase"
+
+
+@irdl_attr_definition
 class MaskPatternAttr(_WordAttr):
     """``#pto.mask_pattern<P0101|...|P1111>`` (also ``#pto<mask_pattern ...>``): the lane
     pattern of tgather / tscatter's mask forms."""
