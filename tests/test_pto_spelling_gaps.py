@@ -102,8 +102,8 @@ def test_pto_is_msb_loads_and_runs(attrs, kw):
 
 
 def test_pto_conflicting_is_msb_is_refused_at_load():
-    with pytest.raises(PtoSyntaxError, match="pto.thistogram: does not allow conflicting "
-                                             "'byte' and legacy 'isMSB' attributes"):
+    with pytest.raises(PtoSyntaxError, match=r"pto\.thistogram: does not allow conflicting "
+                                              r"'byte' and legacy 'isMSB' attributes"):
         Kernel.from_text(hist_text("byte = 1 : i32, isMSB = false"))
 
 
@@ -141,7 +141,7 @@ def test_pto_tcvt_satmode_is_sat_mode(mode):
 
 
 def test_pto_tcvt_satmode_and_sat_mode_together_are_refused():
-    with pytest.raises(PtoSyntaxError, match="pto.tcvt: cannot specify both satmode and "
+    with pytest.raises(PtoSyntaxError, match=r"pto\.tcvt: cannot specify both satmode and "
                                              "sat_mode"):
         Kernel.from_text(cvt_text("satmode = #pto<saturation_mode ON>, "
                                   "sat_mode = #pto<saturation_mode ON>"))
