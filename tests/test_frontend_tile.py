@@ -595,7 +595,8 @@ DIAGNOSTICS = [
     (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
      "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomic}", "{atomic}", 1,
      "pto.tstore: unsupported attribute 'atomic' (known: atomicType = "
-     "#pto.atomic_type<...>, reluPreMode = #pto.relu_pre_mode<...>, layout = #pto.layout<...>)"),
+     "#pto.atomic_type<...>, reluPreMode = #pto.relu_pre_mode<...>, layout = #pto.layout<...>, "
+     "stPhase = #pto.st_phase<...>)"),
     (VEC, "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>)",
      "outs(%out_part : !pto.partition_tensor_view<1x1x1x32x64xf32>) {atomicType = "
      "#pto<atomic_type atomic_sub>}", "atomic_sub", 1, "expected an atomic type"),
