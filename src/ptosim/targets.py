@@ -144,9 +144,11 @@ class Target:
     tpow_ln_exp: bool = False
     # element types TPOW / TPOWS take with algo=HIGH_PRECISION (empty: algo is ignored)
     tpow_high_precision_types: frozenset[str] = frozenset()
-    # TDIV / TDIVS / TROWEXPANDDIV / TCOLEXPANDDIV / TSQRT / TRSQRT run pto-isa's
-    # HIGH_PRECISION vector code for f16 / f32 (a5 custom/Div754.hpp, TSqrtHp.hpp,
-    # tile/div_a5.py); else the precision is ignored (a2a3 has no HIGH_PRECISION branch)
+    # TDIV / TDIVS / TROWEXPANDDIV / TCOLEXPANDDIV / TSQRT / TRSQRT / TEXP / TLOG / TRECIP
+    # (f16 / f32) and TFMOD(S) / TREM(S) (f32) run pto-isa's HIGH_PRECISION vector code (a5
+    # custom/Div754.hpp, TSqrtHp.hpp, TExp_Custom.hpp, TLog_Custom.hpp, TFmodRemHp.hpp:
+    # tile/div_a5.py, explog_a5.py, fmod_a5.py); else the precision is ignored (a2a3 has
+    # no HIGH_PRECISION branch)
     div_high_precision: bool = False
     # TPREFETCH packs a slice's rows at their byte length in UB (A5 copy_gm_to_ubuf_align_v2
     # with ubStride = lenBurst); else at 32 B boundaries (A2A3 through the TLOAD DMA)

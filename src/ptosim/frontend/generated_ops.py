@@ -181,6 +181,44 @@ def _known_attrs(spec: OpSpec, name: str, parser: Parser) -> dict[str, Attribute
     return attrs
 
 
+# PTOAS's precisionType attribute kind per op (include/PTO/IR/PTOOps.td) and the
+# constraint summary its verifier prints (PTOAttrs.td)
+_PRECISION_KIND = {
+    **{f"pto.{o}": "div" for o in ("tdiv", "tdivs", "trowexpanddiv", "tcolexpanddiv")},
+    "pto.texp": "exp", "pto.tlog": "log", "pto.trecip": "recip", "pto.trem": "rem",
+    "pto.trsqrt": "rsqrt", "pto.tsqrt": "sqrt", "pto.tfmod": "fmod",
+}
+
+
+def _verify_precision_kind(op: IRDLOperation) -> None:
+    """precisionType must be the op's own ``#pto<X_precision ...>`` (e.g. no
+    div_precision on texp), as PTOAS's ODS constraint."""
+    kind = _PRECISION_KIND.get(op.name)
+    prec = op.attributes.get("precisionType")
+    if kind is None or prec is None or prec.name == f"pto.{kind}_precision":
+        return
+    what = "TDIV" if kind == "div" else "T" + kind.upper()
+    raise VerifyException(f"{op.name}: attribute 'precisionType' failed to satisfy "
+                          f"constraint: {what} precision mode attribute")
+
+
+def _verify_histogram_byte(op: IRDLOperation) -> None:
+    """PTOAS THistogramOp::verify: a legacy isMSB must name the same byte as ``byte``."""
+    msb, byte = op.attributes.get("isMSB"), op.attributes.get("byte")
+    if op.name != "pto.thistogram" or msb is None or byte is None:
+        return
+    legacy = 1 if _attr_value(msb) else 0
+    if _attr_value(byte) != legacy:
+        raise VerifyException("pto.thistogram: does not allow conflicting 'byte' and legacy "
+                              "'isMSB' attributes")
+
+
+def _verify_cvt_sat(op: IRDLOperation) -> None:
+    """PTOAS TCvtOp::parse: satmode is sat_mode's other spelling, not both at once."""
+    if op.name == "pto.tcvt" and "satmode" in op.attributes and "sat_mode" in op.attributes:
+        raise VerifyException("pto.tcvt: cannot specify both satmode and sat_mode")
+
+
 def _verify_tmp(op: IRDLOperation, names: tuple[str, ...]) -> None:
     """PTOAS's tmp rules of a vector tile op's text form (lib/PTO/IR/PTO.cpp
     TRowExpandDivOp / TRsqrtOp::verify): high precision needs tmp; a tmp holds at least
@@ -278,6 +316,9 @@ class TileDpsOp(IRDLOperation):
         for key in self.attributes:
             if key not in known:
                 raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
+        _verify_precision_kind(self)
+        _verify_histogram_byte(self)
+        _verify_cvt_sat(self)
         _verify_tmp(self, bind(self.SPEC, kinds) or ())
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:

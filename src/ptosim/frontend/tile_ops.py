@@ -34,12 +34,12 @@ type inferred from its constant sizes (``?`` for the others); the printer always
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Self
 
 from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i64
-from xdsl.ir import Attribute, OpResult, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, LocationAttr, i1, i64
+from xdsl.ir import Attribute, Block, OpResult, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -504,6 +504,24 @@ class TileOp(IRDLOperation):
     def parse(cls, parser: Parser) -> TileOp:
         values, attrs = cls._parse_core(parser)
         return cls.build(operands=values, attributes=attrs)
+
+    @classmethod
+    def create(cls, *, operands: Sequence[SSAValue] = (),
+               result_types: Sequence[Attribute] = (),
+               properties: Mapping[str, Attribute] = {},
+               attributes: Mapping[str, Attribute] = {},
+               location: LocationAttr | None = None, successors: Sequence[Block] = (),
+               regions: Sequence[Region] = ()) -> Self:
+        """The generic form ``"pto.tmov"(...) <{reluPreMode = ...}>`` (MLIR prints inherent
+        attributes as properties): the ATTRS found among the properties are attributes
+        here, as the custom form's ``{...}`` makes them."""
+        moved = {k: v for k, v in properties.items() if k in cls.ATTRS}
+        if moved:
+            properties = {k: v for k, v in properties.items() if k not in moved}
+            attributes = {**attributes, **moved}
+        return super().create(operands=operands, result_types=result_types,
+                              properties=properties, attributes=attributes,
+                              location=location, successors=successors, regions=regions)
 
     @classmethod
     def _parse_core(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:

@@ -502,6 +502,30 @@ class RsqrtPrecisionAttr(_WordAttr):
     WHAT = "an rsqrt precision"
 
 
+def _precision_attr(word: str, cls_name: str, op: str, algo: str) -> type[_WordAttr]:
+    """``#pto<WORD_precision default|high_precision>``: PTOAS's precisionType of ``op``
+    (include/PTO/IR/PTOAttrs.td ``WORDPrecision``; pto-isa's ``ALGO`` template argument)."""
+    cls = type(cls_name, (_WordAttr,), {
+        "__doc__": f"``#pto<{word}_precision default|high_precision>``: PTOAS's "
+                   f"precisionType of {op} (pto-isa's ``{algo}``).",
+        "__module__": __name__,
+        "__annotations__": {"value": StringAttr},
+        "name": f"pto.{word}_precision",
+        "CHOICES": ("default", "high_precision"),
+        "WHAT": f"{'an' if word[0] in 'aeiou' else 'a'} {word} precision",
+    })
+    return irdl_attr_definition(cls)
+
+
+ExpPrecisionAttr = _precision_attr("exp", "ExpPrecisionAttr", "texp", "ExpAlgorithm")
+LogPrecisionAttr = _precision_attr("log", "LogPrecisionAttr", "tlog", "LogAlgorithm")
+RecipPrecisionAttr = _precision_attr("recip", "RecipPrecisionAttr", "trecip",
+                                     "RecipAlgorithm")
+RemPrecisionAttr = _precision_attr("rem", "RemPrecisionAttr", "trem", "RemAlgorithm")
+SqrtPrecisionAttr = _precision_attr("sqrt", "SqrtPrecisionAttr", "tsqrt", "SqrtAlgorithm")
+FmodPrecisionAttr = _precision_attr("fmod", "FmodPrecisionAttr", "tfmod", "FmodAlgorithm")
+
+
 @irdl_attr_definition
 class AccPhaseAttr(_WordAttr):
     """``#pto<acc_phase unspecified|partial|final>``: PTOAS's accPhase of the matmul / gemv

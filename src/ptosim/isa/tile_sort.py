@@ -85,7 +85,10 @@ ROWS: tuple[OpSpec, ...] = (
     _row("trandom", "random", tuple(_s(n) for n in ("key0", "key1", "counter0", "counter1",
                                                     "counter2", "counter3")),
          (("rounds", "rounds"),)),
-    _row("thistogram", "histogram", (_t("src"), _t("idx")), (("byte", "byte"),)),
+    # isMSB: PTOAS's legacy spelling (true = byte 1, false = byte 0), pto-isa's a5
+    # THistogram<..., isMSB> template of 16-bit data
+    _row("thistogram", "histogram", (_t("src"), _t("idx")),
+         (("byte", "byte"), ("isMSB", "is_msb"))),
     # integer forms (src, scale[, offset]); the MX form is pto-isa's (dst, src, exp, max,
     # scaling): its exp and max take the 2nd and 3rd places (named scale / offset here, so
     # that one operand order serves both), scaling the 4th, and the ZZ-exponent overload's

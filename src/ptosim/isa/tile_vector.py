@@ -120,17 +120,25 @@ _EXPAND_ATTRS = (("src1Col", "src1_col"), ("src0eqdst", "src0eqdst"),
 _ROW_TMP = frozenset({"div", "mul", "sub", "expdif", "max", "min"})
 
 
+# lanes with a HIGH_PRECISION variant (pto-isa DivAlgorithm / RemAlgorithm / FmodAlgorithm)
+_HP_LANES = frozenset({"div", "rem", "fmod"})
+
+
 def _binary(name: str, lane: str, default: frozenset[str] = _ALL, tmp: bool = False
             ) -> OpSpec:
     ins = (_t("src0"), _t("src1")) + ((_t("tmp", optional=True),) if tmp else ())
     return _row(name, VecRule("binary", lane, _types(name, default)), ins,
-                _PRECISION if lane == "div" else ())
+                _PRECISION if lane in _HP_LANES else ())
 
 
 def _scalar(name: str, lane: str, default: frozenset[str] = _ALL, tmp: bool = False
             ) -> OpSpec:
     ins = (_t("src"), _s()) + ((_t("tmp", optional=True),) if tmp else ())
-    return _row(name, VecRule("scalar", lane, _types(name, default)), ins)
+    # pto-isa TREMS / TFMODS take RemSAlgorithm / FmodSAlgorithm; PTOAS's ops have no
+    # precisionType, so a .pto op passes the default (the Python keyword stays open)
+    defaults = (("precision", "default"),) if lane in ("rem", "fmod") else ()
+    return _row(name, VecRule("scalar", lane, _types(name, default), text_defaults=defaults),
+                ins)
 
 
 def _unary(name: str, lane: str, default: frozenset[str]) -> OpSpec:
@@ -173,9 +181,10 @@ def _cvt_names(side: int) -> frozenset[str]:
 
 
 # TCVT: pto-isa TCVT(dst, src, mode[, satMode]); PTOAS spells the attributes rmode /
-# sat_mode (include/PTO/IR/PTOOps.td TCvtOp), its TileLang template reads round_mode
+# sat_mode (include/PTO/IR/PTOOps.td TCvtOp) and prints / parses sat_mode as satmode
+# (lib/PTO/IR/PTO.cpp TCvtOp::print / parse), its TileLang template reads round_mode
 _CVT_ATTRS = (("rmode", "round_mode"), ("round_mode", "round_mode"), ("roundMode", "round_mode"),
-              ("sat_mode", "sat_mode"), ("satMode", "sat_mode"))
+              ("sat_mode", "sat_mode"), ("satMode", "sat_mode"), ("satmode", "sat_mode"))
 _EXP_T = _I16 | _I32 | _F           # expand-ops (CPU IsRowExpandAllowedType, a5 headers)
 
 ROWS: tuple[OpSpec, ...] = (

@@ -432,6 +432,12 @@ def _histogram(m: TileOps, op: str, v: dict[str, Any], kw: dict[str, Any]) -> No
     _dtype_in(op, "dst", dst, ("ui32",), m)
     _dtype_in(op, "idx", idx, ("ui8",), m)
     byte = kw.get("byte", 1)
+    if kw.get("is_msb") is not None:       # PTOAS's legacy isMSB (THistogramOp::verify)
+        legacy = 1 if kw["is_msb"] else 0
+        if kw.get("byte") is not None and kw["byte"] != legacy:
+            raise VerifyError("does not allow conflicting 'byte' and legacy 'isMSB' "
+                              "attributes", op=op, operand="is_msb")
+        byte = legacy
     top = 1 if src.dtype.size == 2 else 3
     if not isinstance(byte, (int, np.integer)) or not 0 <= int(byte) <= top:
         raise PtoValueError(f"byte must be 0 to {top} for {src.dtype.name} data, got {byte}",

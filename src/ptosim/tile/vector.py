@@ -323,16 +323,17 @@ def high_precision(op: str, kw: dict[str, Any]) -> bool:
                       operand="precision")
 
 
-def _hp(m: TileOps, op: str, kw: dict[str, Any], dt: DType) -> bool:
+def _hp(m: TileOps, op: str, kw: dict[str, Any], dt: DType,
+        types: tuple[str, ...] = ("f16", "f32")) -> bool:
     """Whether the call runs a5's HIGH_PRECISION code: asked for, on a target that has it,
-    for f16 / f32 (the code's only branches; other types take the plain instruction)."""
-    return high_precision(op, kw) and m.target.div_high_precision and \
-        dt.name in ("f16", "f32")
+    for the element types the code branches on (f16 / f32; TFMOD / TREM and their scalar
+    forms: f32 only); other types take the plain instructions."""
+    return high_precision(op, kw) and m.target.div_high_precision and dt.name in types
 
 
 def _div_hp(a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
     """a5 DivIEEE754*Impl (TDIVS, TROWEXPANDDIV, TCOLEXPANDDIV, TRSQRT's division)."""
-    from . import div_a5  # loaded on first use (start-up)
+    from . import div_a5  # the high-precision modules load on first use (start-up)
     shape = np.broadcast(a, b).shape
     return div_a5.div_ieee754(np.broadcast_to(a, shape), np.broadcast_to(b, shape), dt)
 
@@ -344,7 +345,11 @@ def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str,
     if rule.lane == "div" and _hp(m, op, kw, dt):     # a5 TDiv.hpp DivOp
         from . import div_a5
         out = div_a5.div_compensated_f32(a, b) if dt.name == "f32" else _div_hp(a, b, dt)
+    elif rule.lane in ("rem", "fmod") and _hp(m, op, kw, dt, ("f32",)):   # TFmodRemHp
+        from . import fmod_a5
+        out = fmod_a5.fmod_rem_hp(a, b, rule.lane == "rem")
     else:
+        high_precision(op, kw)
         out = alu.BINARY[rule.lane](a, b, dt)
     _write(m, v["dst"], out)
 
@@ -359,7 +364,12 @@ def _scalar_op(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
         out = alu.SCALAR["lrelu"](x, float(s), dt)
     elif rule.lane in ("shl", "shr"):        # the count is a scalar of its own (i16)
         out = alu.SCALAR[rule.lane](x, int(s), dt)
+    elif rule.lane in ("rem", "fmod") and _hp(m, op, kw, dt, ("f32",)):   # TFmodRemHp
+        from . import fmod_a5
+        sv = np.full(x.shape, _scalar(op, s, dt), np.float32)
+        out = fmod_a5.fmod_rem_hp(x, sv, rule.lane == "rem")
     else:
+        high_precision(op, kw)
         out = alu.BINARY[rule.lane](x, _scalar(op, s, dt), dt)
     _write(m, v["dst"], out)
 
@@ -510,13 +520,25 @@ def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, 
     _same_valid(op, v, ("src",))
     dt = v["dst"].dtype
     x = _view(m, v["src"])
-    if rule.lane in ("sqrt", "rsqrt") and _hp(m, op, kw, dt):    # a5 TSqrtHp / TRsqrt
-        from . import div_a5
-        out = div_a5.sqrt_hp(x, dt) if rule.lane == "sqrt" else div_a5.rsqrt_hp(x, dt)
-    else:
-        high_precision(op, kw)                       # (other SFU ops: checked, not modelled)
-        out = alu.UNARY[rule.lane](x, dt)
+    hp = _hp(m, op, kw, dt) and rule.lane in _UNARY_HP_LANES
+    out = _unary_hp(rule.lane)(x, dt) if hp else alu.UNARY[rule.lane](x, dt)
     _write(m, v["dst"], out)
+
+
+def _recip_hp(x: np.ndarray, dt: DType) -> np.ndarray:
+    """TRECIP is TDIVS(dst, 1, src) (pto-isa pto_instr.hpp): a5 DivIEEE754*Impl of 1 / x."""
+    return _div_hp(np.ones((), dt.np), x, dt)
+
+
+# a5's HIGH_PRECISION unary code (TUnaryOp.hpp, custom/TSqrtHp.hpp, TExp_Custom.hpp,
+# TLog_Custom.hpp, TRsqrt.hpp, TDivS.hpp) per lane function
+_UNARY_HP_LANES = frozenset({"sqrt", "rsqrt", "exp", "ln", "rec"})
+
+
+def _unary_hp(lane: str) -> Callable[[np.ndarray, DType], np.ndarray]:
+    from . import div_a5, explog_a5
+    return {"sqrt": div_a5.sqrt_hp, "rsqrt": div_a5.rsqrt_hp, "exp": explog_a5.exp_hp,
+            "ln": explog_a5.log_hp, "rec": _recip_hp}[lane]
 
 
 def _chunk_sum(x: np.ndarray, dt: DType) -> np.ndarray:
