@@ -716,7 +716,7 @@ def test_tprint_prints_the_valid_region(capsys):
         "TPRINT 1x4\n      -2       -1        0        1\n")
 
 
-def test_tprint_rules_and_text_form(capsys):
+def test_tprint_rules_and_text_form(capsys, tmp_path):
     m = mk()
     with pytest.raises(PtoValueError, match="format must be one of w8p4, w8p2, w10p6, got 'x'"):
         m.TPRINT(m.tile("Vec", "f32", 1, 8), format="x")
@@ -745,6 +745,12 @@ module {
         in out
     with pytest.raises(ptosim.PtoError, match=r"pto\.tprint: unsupported attribute 'format'"):
         Kernel.from_text(text.replace("xi32>)\n    return", "xi32>) {format = \"w8p2\"}\n    return"))
+    from ptosim.cli import main  # `ptosim check` verifies it, prints nothing
+    path = tmp_path / "print.pto"
+    path.write_text(text)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "checks clean" in out and "TPRINT" not in out
 
 
 # --- TGATHER / TSCATTER mask forms --------------------------------------------------------------
