@@ -131,9 +131,16 @@ def p_bias_bf16(m):
     return m.read(m.ptr("bt", "f32", 0), 16).tobytes()
 
 
+def p_histogram(m):
+    dst = m.tile("Vec", "ui32", 1, 256)
+    m.THISTOGRAM(dst, m.tile("Vec", "ui16", 1, 64),
+                 m.tile("Vec", "ui8", 32, 1, blayout="ColMajor"))
+    return m.read(dst.ptr, 256).tobytes()
+
+
 PROBES = [p_left_default, p_vec_nz1024, p_scale_left, p_tload_dn_nz, p_tload_one_row,
           p_tload_partial_blocks, p_tstore_mat, p_tmov_relayout, p_tinsert_col3, p_acc_to_vec,
-          p_acc_to_mat_nd, p_bias_bf16, p_acc_nhwc]
+          p_acc_to_mat_nd, p_bias_bf16, p_acc_nhwc, p_histogram]
 
 
 def sync_cells(target):
@@ -194,6 +201,7 @@ def test_the_probes_tell_the_two_targets_apart():
     ("tmov_vec_layouts", frozenset(), p_tmov_relayout, "ok", "NotImplementedOpError"),
     ("acc_to_vec", False, p_acc_to_vec, "ok", "VerifyError"),
     ("acc_conv_stores", frozenset({"NC1HWC0"}), p_acc_nhwc, "ok", "VerifyError"),
+    ("absent_tile_ops", frozenset({"thistogram"}), p_histogram, "ok", "TargetError"),
     ("bt_bf16", False, p_bias_bf16, "ok", "DtypeError"),
     ("tile_layouts", {**A5.tile_layouts, "ScaleLeft": frozenset()}, p_scale_left, "ok",
      "VerifyError"),
@@ -203,7 +211,7 @@ def test_flipping_one_field_flips_its_rule(field, value, probe, before, after):
     assert outcome(ptosim.Machine(target=replace(A5, name="custom")), probe)[0] == before
     kind, detail = outcome(ptosim.Machine(target=custom), probe)
     assert kind == after
-    if kind == "VerifyError" and field != "acc_to_vec":
+    if kind in ("VerifyError", "TargetError") and field != "acc_to_vec":
         assert "custom" in detail             # the message names the profile it came from
 
 

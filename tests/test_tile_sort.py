@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ptosim
-from ptosim.errors import DtypeError, PtoTypeError, PtoValueError, VerifyError
+from ptosim.errors import DtypeError, PtoTypeError, PtoValueError, TargetError, VerifyError
 from ptosim.kernel import Kernel
 from ptosim.tile.sort import philox4x32
 from tile_helpers import NP as _NP, SENTINEL, blank, put
@@ -1129,3 +1129,16 @@ def test_multi_out_text_diagnostics():
     with pytest.raises(ptosim.PtoError, match=r"pto\.tinterleave: operands must be dst1: tile, "
                                               r"then"):
         Kernel.from_text(bad)
+
+
+@pytest.mark.parametrize("op", ["THISTOGRAM", "TINTERLEAVE", "TDEINTERLEAVE", "TRANDOM"])
+def test_a5_only_ops_do_not_exist_on_a2a3(op):
+    """pto-isa has no a2a3 code for these (no *_IMPL under include/pto/npu/a2a3) and PTOAS
+    refuses them there ("only supported on A5")."""
+    m = ptosim.Machine(target="a2a3")
+    t = m.tile("Vec", "ui32", 1, 256)
+    before = m.blocks[0].ub[0].copy()
+    with pytest.raises(TargetError, match=f"{op}: {op} does not exist on a2a3 \\(pto-isa "
+                                          f"implements it for a5 only"):
+        getattr(m, op)(t, t, t)
+    assert np.array_equal(m.blocks[0].ub[0], before)

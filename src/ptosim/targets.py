@@ -165,6 +165,9 @@ class Target:
     # manual tile ops this target's NPU code does not implement (pto-isa has them in its CPU
     # simulator only): they raise NotImplementedOpError unless called with cpu_sim_compat
     npu_missing_tile_ops: frozenset[str] = frozenset()
+    # tile ops this target does not have at all (pto-isa has no implementation under its
+    # include/pto/npu/<target>/ and PTOAS refuses them there): a TargetError
+    absent_tile_ops: frozenset[str] = frozenset()
     # TSYNC<Op>(): the pipes its pipe_barrier may drain (TSync.hpp static asserts)
     tsync_barrier_pipes: tuple[str, ...] = ("S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX",
                                             "ALL")
@@ -324,6 +327,7 @@ A2A3 = Target(
     ttrans_conv_forms=_CONV_FORMS_A5 | {"NC1HWC0->NCHW", "GNC1HWC0->GNCHW",
                                         "NCDHW->FRACTAL_Z_3D"},
     npu_missing_tile_ops=_CPU_SIM_ONLY,
+    absent_tile_ops=frozenset({"thistogram", "tinterleave", "tdeinterleave", "trandom"}),
     cost=CostModel({"MTE2": 64.0, "MTE1": 256.0, "M": 256.0, "FIX": 128.0, "MTE3": 64.0,
                     "V": 256.0}, _PEAK),
 )

@@ -19,6 +19,7 @@ from ..errors import (
     PtoTypeError,
     PtoValueError,
     SpaceError,
+    TargetError,
     VerifyError,
 )
 from ..isa import convert as C
@@ -40,6 +41,9 @@ Family = Callable[["TileOps", str, dict[str, Any], dict[str, Any]], Any]
 
 def run(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]) -> Any:
     op = spec.method or spec.name.upper()
+    if spec.name in m.target.absent_tile_ops:
+        raise TargetError(f"{op} does not exist on {m.target.name} (pto-isa implements it "
+                          f"for a5 only; PTOAS: only supported on A5)", op=op)
     if not args:
         raise PtoTypeError(f"takes the destination tile first, then {signature(spec)}", op=op)
     first = spec.operands[0].name        # dst, or TPRINT's src
