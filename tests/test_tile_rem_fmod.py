@@ -393,3 +393,18 @@ def test_high_precision_unchanged_and_ignored_on_a2a3():
     ignored on a2a3 (the DEFAULT code)."""
     assert one("TFMOD", 1e10, 3.0, precision="high_precision") == 1
     assert one("TFMOD", 1e10, 3.0, target="a2a3", precision="high_precision") == 0
+
+
+def test_repeated_call_keeps_the_target_code():
+    """A repeated call on the same tiles (the cached plan) runs the same code: a2a3's i32
+    TREM rewrites its source again and gives the same result."""
+    m = ptosim.Machine(target="a2a3")
+    a = np.array([[2**24 + 1, -7, 7, 5, 1, 2, 3, 4]], np.int32)
+    b = np.array([[3, 3, -3, 0, 1, 1, 1, 1]], np.int32)
+    ta, tb, d = vec(m, "i32", 1, 8, a), vec(m, "i32", 1, 8, b), vec(m, "i32", 1, 8)
+    tmp = vec(m, "i32", 2, 128)
+    for _ in range(3):
+        m.write(ta.ptr, a.ravel())
+        m.TREM(d, ta, tb, tmp)
+        assert read(m, d)[0].tolist() == [1, 2, -2, 5, 0, 0, 0, 0]
+        assert read(m, ta)[0, 0] == 2**24
