@@ -150,6 +150,9 @@ class Target:
     # tile/div_a5.py, explog_a5.py, fmod_a5.py); else the precision is ignored (a2a3 has
     # no HIGH_PRECISION branch)
     div_high_precision: bool = False
+    # DEFAULT TREM / TREMS / TFMOD / TFMODS run a2a3's code (tile/rem_fmod.py: TREMS with
+    # the sign fix, i32 TREM(S) through f32); else a5's (f16 through f32, 64-bit ints)
+    rem_fmod_a2a3: bool = False
     # TPREFETCH packs a slice's rows at their byte length in UB (A5 copy_gm_to_ubuf_align_v2
     # with ubStride = lenBurst); else at 32 B boundaries (A2A3 through the TLOAD DMA)
     prefetch_packed_rows: bool = False
@@ -288,6 +291,7 @@ _CONV_FORMS_A5 = frozenset({"NCHW->NC1HWC0", "NC1HWC0->FRACTAL_Z", "GNCHW->GNC1H
 
 A2A3 = Target(
     name="a2a3",
+    rem_fmod_a2a3=True,
     capacity={"l1": 512 * KIB, "l0a": 64 * KIB, "l0b": 64 * KIB, "l0c": 128 * KIB,
               "ub": 192 * KIB, "bt": 1 * KIB, "fb": 2 * KIB, "l0a_mx": 0, "l0b_mx": 0},
     dtypes=_COMMON_DTYPES,

@@ -345,13 +345,38 @@ def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str,
     if rule.lane == "div" and _hp(m, op, kw, dt):     # a5 TDiv.hpp DivOp
         from . import div_a5
         out = div_a5.div_compensated_f32(a, b) if dt.name == "f32" else _div_hp(a, b, dt)
-    elif rule.lane in ("rem", "fmod") and _hp(m, op, kw, dt, ("f32",)):   # TFmodRemHp
-        from . import fmod_a5
-        out = fmod_a5.fmod_rem_hp(a, b, rule.lane == "rem")
+    elif rule.lane in ("rem", "fmod"):
+        _rem_fmod(m, op, rule, v, kw, a, b, ("src0", "src1"))
+        return
     else:
         high_precision(op, kw)
         out = alu.BINARY[rule.lane](a, b, dt)
     _write(m, v["dst"], out)
+
+
+def _rem_fmod(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any],
+              a: np.ndarray, b: np.ndarray, srcs: tuple[str, ...]) -> None:
+    """TREM / TREMS / TFMOD / TFMODS: the CPU simulator's formula (``cpu_sim_compat``),
+    a5's HIGH_PRECISION code, or the target's DEFAULT code (`rem_fmod`), which on a2a3
+    (i32 TREM(S)) also rewrites the sources in place; dst is written last."""
+    from . import rem_fmod
+    dt = v["dst"].dtype
+    rem = rule.lane == "rem"
+    scalar = len(srcs) == 1
+    b = np.broadcast_to(b, a.shape)
+    if kw.get("cpu_sim_compat"):
+        high_precision(op, kw)
+        res = rem_fmod.cpu_sim(a, b, dt, rem=rem, op=op)
+    elif _hp(m, op, kw, dt, ("f32",)):                # a5 TFmodRemHp
+        from . import fmod_a5
+        res = rem_fmod.RemResult(fmod_a5.fmod_rem_hp(a, b, rem))
+    else:
+        high_precision(op, kw)
+        code = rem_fmod.a2a3 if m.target.rem_fmod_a2a3 else rem_fmod.a5
+        res = code(a, b, dt, rem=rem, scalar=scalar)
+    for name, values in zip(srcs, res.sources or ()):
+        _write(m, v[name], values)
+    _write(m, v["dst"], res.out)
 
 
 def _scalar_op(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
@@ -364,10 +389,12 @@ def _scalar_op(m: TileOps, op: str, rule: VecRule, v: dict[str, Any],
         out = alu.SCALAR["lrelu"](x, float(s), dt)
     elif rule.lane in ("shl", "shr"):        # the count is a scalar of its own (i16)
         out = alu.SCALAR[rule.lane](x, int(s), dt)
-    elif rule.lane in ("rem", "fmod") and _hp(m, op, kw, dt, ("f32",)):   # TFmodRemHp
-        from . import fmod_a5
-        sv = np.full(x.shape, _scalar(op, s, dt), np.float32)
-        out = fmod_a5.fmod_rem_hp(x, sv, rule.lane == "rem")
+    elif rule.lane in ("rem", "fmod"):               # the scalar in the element type
+        sv = _scalar(op, s, dt)
+        one = alu._arr(sv, dt) if dt.kind in ("int", "uint") else \
+            np.asarray(sv, np.float64).astype(dt.np)
+        _rem_fmod(m, op, rule, v, kw, x, np.asarray(one, dt.np), ("src",))
+        return
     else:
         high_precision(op, kw)
         out = alu.BINARY[rule.lane](x, _scalar(op, s, dt), dt)
