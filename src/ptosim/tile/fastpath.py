@@ -211,6 +211,7 @@ def elementwise(m: TileOps, family: str, lane: str, names: Sequence[str], args: 
         conv = scalar
         floating = dt.is_float
         last: list[Any] = [None, None]      # the last scalar object and its conversion
+        flag, cv, ignore = alu._QUIET, _extobj_contextvar, _IGNORE
 
         def run(a: Sequence[Any]) -> None:
             s = a[2]
@@ -218,7 +219,14 @@ def elementwise(m: TileOps, family: str, lane: str, names: Sequence[str], args: 
                 v = conv(s)                 # scalar object (alu._arr's: floats by
                 last[1] = quiet(_scalar_float, v, dt.np) if floating else alu._arr(v, dt)
                 last[0] = s                 # np.asarray(s).astype, under quiet here)
-            ufunc_quiet(ufunc, x, last[1], out=out)
+            if flag[0] or cv is None:       # (ufunc_quiet, unrolled: the whole cost of a
+                ufunc_quiet(ufunc, x, last[1], out=out)     # repeated call but numpy's)
+                return
+            token = cv.set(ignore)
+            try:
+                ufunc(x, last[1], out=out)
+            finally:
+                cv.reset(token)
         return run
     return None
 
