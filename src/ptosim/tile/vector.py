@@ -394,10 +394,14 @@ def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str
     dt = dst.dtype
     one = alu.BINARY["add"](np.zeros(1, dt.np), _scalar(op, v["scalar"], dt), dt) \
         if dt.kind in ("int", "uint") else np.asarray([v["scalar"]], np.float64).astype(dt.np)
+    if dst.name == "DN" and dt.size == 8:   # a5: "TEXPANDS B64 currently requires row-major"
+        raise VerifyError("a 64-bit TEXPANDS needs a row-major ND tile", op=op, operand="dst")
+    if m.target.texpands_flat_fill and not kw.get("cpu_sim_compat"):   # a2a3: runs chosen
+        from . import expands_a2a3                                      # by the static shape
+        if not expands_a2a3.is_valid_region(dst, expands_a2a3.texpands_runs(dst)):
+            expands_a2a3.fill(m, dst, one[0])
+            return
     if dst.name == "DN":                    # column-major: the valid region through its map
-        if dt.size == 8:                    # a5: "TEXPANDS B64 currently requires row-major"
-            raise VerifyError("a 64-bit TEXPANDS needs a row-major ND tile", op=op,
-                              operand="dst")
         m._matrix(dst, "W")[:vr, :vc] = one[0]
         return
     _write(m, dst, np.full((vr, vc), one[0], dt.np))
