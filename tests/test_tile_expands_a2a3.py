@@ -22,8 +22,8 @@ def golden_a2a3(before: np.ndarray, rows: int, cols: int, vr: int, vc: int, np_d
     of those bytes, returned filled as the C++ fills them."""
     out = before.copy()
     es = np.dtype(np_dt).itemsize
-    ValidRow = DYNAMIC if dyn_row else vr          # noqa: N806 (the C++ names)
-    ValidCol = DYNAMIC if dyn_col else vc          # noqa: N806
+    ValidRow = DYNAMIC if dyn_row else vr          # (the C++ names)
+    ValidCol = DYNAMIC if dyn_col else vc
     b8 = es == 1
     trans = np.dtype("i2") if b8 else np.dtype(np_dt)
     scalar = np.array([value], np_dt)

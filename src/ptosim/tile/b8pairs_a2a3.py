@@ -54,5 +54,7 @@ def pair_tail(m: TileOps, lane: str, dst: Tile, srcs: list[Tile]) -> None:
     names = ("src0", "src1") if len(srcs) == 2 else ("src",)
     xs = [_column(m, s, vc, vr, "R", n).copy() for s, n in zip(srcs, names)]
     out = _column(m, dst, vc, vr, "W", "dst")
-    fn = alu.UNARY[lane] if len(xs) == 1 else alu.BINARY[lane]
-    out[...] = fn(*xs, dst.dtype)
+    if len(xs) == 1:
+        out[...] = alu.UNARY[lane](xs[0], dst.dtype)
+    else:
+        out[...] = alu.BINARY[lane](xs[0], xs[1], dst.dtype)

@@ -421,8 +421,9 @@ def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str
         if dt.kind in ("int", "uint") else np.asarray([v["scalar"]], np.float64).astype(dt.np)
     if dst.name == "DN" and dt.size == 8:   # a5: "TEXPANDS B64 currently requires row-major"
         raise VerifyError("a 64-bit TEXPANDS needs a row-major ND tile", op=op, operand="dst")
-    if m.target.texpands_flat_fill and not kw.get("cpu_sim_compat"):   # a2a3: runs chosen
-        from . import expands_a2a3                                      # by the static shape
+    if m.target.texpands_flat_fill and not kw.get("cpu_sim_compat"):
+        # a2a3: the runs follow the static valid shape, not the valid region
+        from . import expands_a2a3
         if not expands_a2a3.is_valid_region(dst, expands_a2a3.texpands_runs(dst)):
             expands_a2a3.fill(m, dst, one[0])
             return
