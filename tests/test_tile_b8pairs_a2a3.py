@@ -126,3 +126,40 @@ def test_odd_column_count_is_refused_before_anything_moves():
     with pytest.raises(NotImplementedOpError, match="dst is an 8-bit tile of 33 columns"):
         m.TAND(*ts)
     assert np.array_equal(ub, before)
+
+
+def golden_rowexpand(d: np.ndarray, s: np.ndarray, cols: int, src_cols: int, vr: int,
+                     vc: int) -> np.ndarray:
+    """TRowExpand b8: per valid row, ceil(vc / 2) pairs of the row's value duplicated
+    (TransValue) at TransStride<dst RowStride>; the source read at its own row stride."""
+    out = d.copy().view(np.uint16)
+    for r in range(vr):
+        byte = int(s[r * src_cols])
+        start = r * (cols // 2)
+        out[start:start + (vc + 1) // 2] = byte | (byte << 8)
+    return out.view(np.uint8)
+
+
+@pytest.mark.parametrize("observed", [False, True])
+@pytest.mark.parametrize("vc", [13, 12, 31, 1])
+def test_a2a3_rowexpand_fills_whole_pairs(vc, observed):
+    m = ptosim.Machine(target="a2a3")
+    if observed:
+        m.access_hook = lambda *x: None
+    d = m.tile("Vec", "ui8", 8, 32, valid=(6, vc))
+    s = m.tile("Vec", "ui8", 8, 32, valid=(6, 1))
+    ub = m.blocks[0].ub[0]
+    ub[:] = np.random.default_rng(5).integers(0, 256, ub.size, dtype=np.uint8)
+    want = golden_rowexpand(_bytes(ub, d), _bytes(ub, s), 32, 32, 6, vc)
+    for _ in range(2):
+        m.TROWEXPAND(d, s)
+    assert np.array_equal(_bytes(ub, d), want)
+    m5 = ptosim.Machine(target="a5")
+    d5 = m5.tile("Vec", "ui8", 8, 32, valid=(6, vc))
+    s5 = m5.tile("Vec", "ui8", 8, 32, valid=(6, 1))
+    ub5 = m5.blocks[0].ub[0]
+    ub5[:] = 0
+    _bytes(ub5, s5)[:] = 9
+    m5.TROWEXPAND(d5, s5)
+    got = _bytes(ub5, d5).reshape(8, 32)
+    assert (got[:6, :vc] == 9).all() and (got[:, vc:] == 0).all()   # a5: the valid region

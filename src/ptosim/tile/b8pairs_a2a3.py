@@ -1,9 +1,11 @@
-"""a2a3's 8-bit TAND / TOR / TNOT run on 16-bit pairs (pto-isa ``npu/a2a3/TAnd.hpp``,
-``TOr.hpp``, ``TUnaryOp.hpp`` TNOT_IMPL: ``B82B16Trait``). The valid width becomes
-``ceil(vc / 2)`` pairs, so an odd valid width also computes column ``vc`` of every valid
-row: dst's byte there gets the op of the sources' bytes there (bitwise ops work on the
-bytes of a pair independently). The row stride becomes ``cols // 2`` pairs, which is the
-tile's row only for an even number of columns; odd ones are not modelled.
+"""a2a3's 8-bit TAND / TOR / TNOT / TROWEXPAND run on 16-bit pairs (pto-isa
+``npu/a2a3/TAnd.hpp``, ``TOr.hpp``, ``TUnaryOp.hpp`` TNOT_IMPL, ``TRowExpand.hpp``
+TRowExpand: ``B82B16Trait``). The valid width becomes ``ceil(vc / 2)`` pairs, so an odd
+valid width also computes column ``vc`` of every valid row: dst's byte there gets the op
+of the sources' bytes there (bitwise ops work on the bytes of a pair independently;
+TROWEXPAND duplicates the row's value into both bytes). The row stride becomes
+``cols // 2`` pairs, which is the tile's row only for an even number of columns; odd ones
+are not modelled (NotImplementedOpError).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ def applies(m: TileOps, op: str, dst: Tile, srcs: list[Tile]) -> bool:
             and op.lower() in m.target.tile_b8_pair_ops):
         return False
     for t, name in zip((dst, *srcs), ("dst", "src0", "src1") if len(srcs) == 2 else
-                       ("dst", "src")):
+                       ("dst", "src")):     # (TROWEXPAND passes no sources: src keeps
+                                            # its own stride)
         if t.cols % 2:
             raise NotImplementedOpError(
                 f"{name} is an 8-bit tile of {t.cols} columns: a2a3 steps its rows by "
@@ -36,7 +39,7 @@ def applies(m: TileOps, op: str, dst: Tile, srcs: list[Tile]) -> bool:
     return True
 
 
-def _column(m: TileOps, t: Tile, col: int, rows: int, access: str, operand: str
+def column(m: TileOps, t: Tile, col: int, rows: int, access: str, operand: str
             ) -> np.ndarray:
     """Byte ``col`` of rows 0 .. rows - 1 as a strided view (observers see those bytes)."""
     stride = t.cols
@@ -52,8 +55,8 @@ def pair_tail(m: TileOps, lane: str, dst: Tile, srcs: list[Tile]) -> None:
     (after the valid region is written, as the pairs are computed together)."""
     vr, vc = dst.valid
     names = ("src0", "src1") if len(srcs) == 2 else ("src",)
-    xs = [_column(m, s, vc, vr, "R", n).copy() for s, n in zip(srcs, names)]
-    out = _column(m, dst, vc, vr, "W", "dst")
+    xs = [column(m, s, vc, vr, "R", n).copy() for s, n in zip(srcs, names)]
+    out = column(m, dst, vc, vr, "W", "dst")
     if len(xs) == 1:
         out[...] = alu.UNARY[lane](xs[0], dst.dtype)
     else:

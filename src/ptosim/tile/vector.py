@@ -716,8 +716,13 @@ def _expand(keep: int) -> Callable[..., None]:
     def run(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
         src, dst = v["src"], v["dst"]
         _same_extent(op, "src", src, "dst", dst, keep)
+        pairs = keep == 0 and _pairs(m, op, v, (), kw)    # a2a3 b8: dst's rows in pairs
         line = _read(m, src, cols=1) if keep == 0 else _read(m, src, rows=1)
         _write(m, dst, np.repeat(line, dst.valid[1 - keep], axis=1 - keep))
+        if pairs:                           # the pair's second byte holds the value too
+            from . import b8pairs_a2a3
+            vr, vc = dst.valid
+            b8pairs_a2a3.column(m, dst, vc, vr, "W", "dst")[...] = line[:, 0]
     return run
 
 
