@@ -158,9 +158,11 @@ def test_a_strided_column_view_and_wider_tiles_are_refused():
 @pytest.mark.parametrize("target", ["a5", "a2a3"])
 def test_texpands_fills_a_dn_tiles_valid_region(target):
     """TEXPANDS has a ColMajor branch (a5 TExpandS swaps rows and columns; a2a3 fills the
-    columns): the valid region through the DN map, nothing else."""
+    columns): the valid region through the DN map, nothing else. (a2a3 with DYNAMIC valid
+    rows; static ones take its flat fill: tests/test_tile_expands_a2a3.py.)"""
     m = ptosim.Machine(target=target)
-    d = m.tile("Vec", "f32", 16, 4, blayout="ColMajor", valid=(10, 3))
+    d = m.tile("Vec", "f32", 16, 4, blayout="ColMajor", valid=(10, 3),
+               dynamic_valid=target == "a2a3")
     before = m.read(d.ptr, 64).copy()
     m.TEXPANDS(d, -np.inf)
     cols = m.read(d.ptr, 64).reshape(4, 16)     # DN: column c is elements c * 16 ...

@@ -103,6 +103,14 @@ class Target:
     # past the valid columns come from the bytes there (else: zeroing predicate, 0 bits).
     tile_vector_dtypes: dict[str, frozenset[str]] = field(default_factory=dict)
     tcmp_whole_repeats: bool = False
+    # TEXPANDS fills one run of valid rows x cols elements from the tile start whenever the
+    # valid width is static (or one row), 8-bit types as 16-bit pairs (A2A3 TExpandS.hpp
+    # TExpandsVec1D / B82B16Trait; tile/expands_a2a3.py); else exactly the valid region
+    texpands_flat_fill: bool = False
+    # 8-bit ops run on 16-bit pairs: an odd valid width also computes the next column
+    # (A2A3 TAnd.hpp / TOr.hpp / TUnaryOp.hpp TNOT_IMPL / TRowExpand.hpp, B82B16Trait;
+    # tile/b8pairs_a2a3.py)
+    tile_b8_pair_ops: frozenset[str] = frozenset()
     # TMOV Vec -> Vec (ND) stores exactly the common valid region with vector stores (A5
     # TMovVecToVec); else copy_ubuf_to_ubuf in 32 B blocks, whole rows when the widths
     # allow (A2A3 TMovToVecImpl)
@@ -319,6 +327,8 @@ A2A3 = Target(
     semaphores_paired=True,
     tile_vector_dtypes=_A2A3_VECTOR_DTYPES,
     tcmp_whole_repeats=True,
+    texpands_flat_fill=True,
+    tile_b8_pair_ops=frozenset({"tand", "tor", "tnot", "trowexpand"}),
     tcvt_pairs=TCVT_PAIRS_A2A3,
     tpartarg_src0_ge=True,
     adddeqrelu_in_place=True,

@@ -731,8 +731,10 @@ def _treshape(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     rows, cols = int(info["rows"]), int(info["cols"])
     valid = (rows if vr is None else int(vr), cols if vc is None else int(vc))
     treshape = ex.m.TRESHAPE  # type: ignore[attr-defined]  # the Machine's Python face
-    return [treshape(st.env[op.operands[0]], str(info["dtype"]), rows, cols,
-                     blayout=str(info["blayout"]), slayout=str(info["slayout"]), valid=valid)]
+    from .tiles import with_valid_kind
+    return [with_valid_kind(treshape(st.env[op.operands[0]], str(info["dtype"]), rows, cols,
+                                     blayout=str(info["blayout"]),
+                                     slayout=str(info["slayout"]), valid=valid), info)]
 
 
 def _subview(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
@@ -746,8 +748,9 @@ def _subview(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     valid = [int(env[v]) for v in op.valid] if op.valid else \
         [n if d is None else int(d) for d, n in zip(info["valid"], sizes)]
     row, col = (int(env[v]) for v in op.offsets)
-    return [pto_subview(env[op.source], row, col, (sizes[0], sizes[1]),
-                        (valid[0], valid[1]))]
+    from .tiles import with_valid_kind
+    return [with_valid_kind(pto_subview(env[op.source], row, col, (sizes[0], sizes[1]),
+                                        (valid[0], valid[1])), info)]
 
 
 def _set_validshape(ex: Executor, st: CoreState, op: Operation) -> None:

@@ -136,11 +136,19 @@ def alloc_tile(machine: Any, info: dict[str, Any], addr: int | None,
         # PTOAS lowers a float tile's pad Max / Min to the largest finite value (its
         # TileLang PadValue.eval), where pto-isa's C++ uses +-inf (docs/semantics.md)
         pad = _FINITE_MAX[info["dtype"]] * (1 if pad == "Max" else -1)
-    return machine._new_tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
+    tile = machine._new_tile(info["tile_type"], info["dtype"], info["rows"], info["cols"],
                              info["blayout"], info["slayout"], info["fractal"], (vr, vc), pad,
                              addr, sub if info["tile_type"] == "Vec" else 0, row_align=False,
                              op="alloc_tile", no_room=_NO_ROOM,
                              compact=info.get("compact", "Normal"))
+    return with_valid_kind(tile, info)
+
+
+def with_valid_kind(tile: Tile, info: dict[str, Any]) -> Tile:
+    """``tile`` marked with which valid dims its `.pto` type leaves dynamic (``?``):
+    PTOAS passes those to pto-isa as DYNAMIC, the others as template constants."""
+    dyn = (info["valid"][0] is None, info["valid"][1] is None)
+    return replace(tile, valid_dynamic=dyn) if dyn != tile.valid_dynamic else tile
 
 
 # what to do when automatic placement runs out of room, for a kernel (not the Python face)

@@ -7,6 +7,7 @@ op's name, with the micro-op named in the message.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -70,13 +71,22 @@ class TileOps(DmaOps, CubeMoveOps, MadOps, AccOps):
     def tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int, *,
              blayout: str | None = None, slayout: str | None = None, fractal: int | None = None,
              valid: tuple[int, int] | None = None, pad: str | float | int = "Null",
-             addr: int | None = None, subblock: int = 0, compact: str = "Normal") -> Tile:
+             addr: int | None = None, subblock: int = 0, compact: str = "Normal",
+             dynamic_valid: bool | tuple[bool, bool] = False) -> Tile:
         """A tile placed at byte ``addr`` of its role's buffer (TASSIGN), or automatically.
         Defaults follow the role: Left NZ (a5) / ZZ (a2a3), Right ZN, Acc NZ-1024, ScaleLeft
         ZZ-32, ScaleRight NN-32, else ND. ``compact``: pto-isa's CompactMode (Null, Normal,
-        RowPlusOne); only TMOV Vec ND -> NZ reads it."""
-        return self._new_tile(tile_type, dtype, rows, cols, blayout, slayout, fractal, valid,
-                              pad, addr, subblock, row_align=True, compact=compact)
+        RowPlusOne); only TMOV Vec ND -> NZ reads it. ``valid`` is pto-isa's static
+        ValidRow / ValidCol template arguments; ``dynamic_valid`` (one flag, or (rows, cols))
+        makes them DYNAMIC (``Tile<..., -1, -1>(vr, vc)``), which some a2a3 paths tell
+        apart (docs/semantics.md)."""
+        dyn = (dynamic_valid, dynamic_valid) if isinstance(dynamic_valid, bool) else dynamic_valid
+        if not (isinstance(dyn, tuple) and len(dyn) == 2 and all(isinstance(d, bool) for d in dyn)):
+            raise PtoTypeError(f"dynamic_valid must be a bool or a pair of bools, got "
+                               f"{dynamic_valid!r}", op="tile")
+        t = self._new_tile(tile_type, dtype, rows, cols, blayout, slayout, fractal, valid,
+                           pad, addr, subblock, row_align=True, compact=compact)
+        return replace(t, valid_dynamic=dyn) if dyn != (False, False) else t
 
     def _new_tile(self, tile_type: str, dtype: str | DType, rows: int, cols: int,
                   blayout: str | None, slayout: str | None, fractal: int | None,

@@ -67,6 +67,10 @@ class Tile:
     pad: str | float | int
     ptr: Ptr
     compact: str = "Normal"     # pto-isa CompactMode; only TMOV Vec ND -> NZ reads it
+    # whether the valid rows / cols are DYNAMIC in pto-isa's terms (a `.pto` ``v_row=?`` /
+    # ``v_col=?``, or ``m.tile(..., dynamic_valid=True)``), else template constants: a2a3
+    # code picks its contiguous paths on them (docs/semantics.md "Footprint (TEXPANDS)")
+    valid_dynamic: tuple[bool, bool] = (False, False)
 
     @property
     def name(self) -> str:

@@ -165,7 +165,8 @@ def _plan(m: TileOps, op: str, rule: VecRule, names: tuple[str, ...], args: Sequ
     dt = args[0].dtype
     try:                                    # (a hand-made tile out of bounds: the family
         fast = fastpath.elementwise(m, rule.family, rule.lane, names, args,  # reports it)
-                                    lambda s: _scalar(op, s, dt)) if not kw else None
+                                    lambda s: _scalar(op, s, dt)) \
+            if not kw and not _pairs_call(m, op, args) else None
         if fast is None:
             fast = vector_plans.plan(m, op, rule, names, args, kw)
     except PtoError:
@@ -338,8 +339,30 @@ def _div_hp(a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
     return div_a5.div_ieee754(np.broadcast_to(a, shape), np.broadcast_to(b, shape), dt)
 
 
+def _pairs(m: TileOps, op: str, v: dict[str, Any], names: tuple[str, ...],
+           kw: dict[str, Any]) -> bool:
+    """a2a3's 8-bit TAND / TOR / TNOT with an odd valid width (`b8pairs_a2a3`)."""
+    if not m.target.tile_b8_pair_ops or kw.get("cpu_sim_compat"):
+        return False
+    from . import b8pairs_a2a3
+    return b8pairs_a2a3.applies(m, op, v["dst"], [v[n] for n in names])
+
+
+def _pair_tail(m: TileOps, lane: str, v: dict[str, Any], names: tuple[str, ...]) -> None:
+    from . import b8pairs_a2a3
+    b8pairs_a2a3.pair_tail(m, lane, v["dst"], [v[n] for n in names])
+
+
+def _pairs_call(m: TileOps, op: str, args: Sequence[Any]) -> bool:
+    """Whether a plan must keep the family for `_pairs` (checked by the family itself)."""
+    dst = args[0]
+    return bool(m.target.tile_b8_pair_ops) and isinstance(dst, Tile) and dst.dtype.size == 1 \
+        and op.lower() in m.target.tile_b8_pair_ops and dst.valid[1] % 2 == 1
+
+
 def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _same_valid(op, v, ("src0", "src1"))
+    pairs = _pairs(m, op, v, ("src0", "src1"), kw)
     dt = v["dst"].dtype
     a, b = _view(m, v["src0"]), _view(m, v["src1"])
     if rule.lane == "div" and _hp(m, op, kw, dt):     # a5 TDiv.hpp DivOp
@@ -352,6 +375,8 @@ def _binary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str,
         high_precision(op, kw)
         out = alu.BINARY[rule.lane](a, b, dt)
     _write(m, v["dst"], out)
+    if pairs:
+        _pair_tail(m, rule.lane, v, ("src0", "src1"))
 
 
 def _rem_fmod(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any],
@@ -421,10 +446,15 @@ def _expands(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str
     dt = dst.dtype
     one = alu.BINARY["add"](np.zeros(1, dt.np), _scalar(op, v["scalar"], dt), dt) \
         if dt.kind in ("int", "uint") else np.asarray([v["scalar"]], np.float64).astype(dt.np)
+    if dst.name == "DN" and dt.size == 8:   # a5: "TEXPANDS B64 currently requires row-major"
+        raise VerifyError("a 64-bit TEXPANDS needs a row-major ND tile", op=op, operand="dst")
+    if m.target.texpands_flat_fill and not kw.get("cpu_sim_compat"):
+        # a2a3: the runs follow the static valid shape, not the valid region
+        from . import expands_a2a3
+        if not expands_a2a3.is_valid_region(dst, expands_a2a3.texpands_runs(dst)):
+            expands_a2a3.fill(m, dst, one[0])
+            return
     if dst.name == "DN":                    # column-major: the valid region through its map
-        if dt.size == 8:                    # a5: "TEXPANDS B64 currently requires row-major"
-            raise VerifyError("a 64-bit TEXPANDS needs a row-major ND tile", op=op,
-                              operand="dst")
         m._matrix(dst, "W")[:vr, :vc] = one[0]
         return
     _write(m, dst, np.full((vr, vc), one[0], dt.np))
@@ -545,11 +575,14 @@ def _cvt_fp4(m: TileOps, op: str, src: Tile, dst: Tile, mode: str) -> None:
 
 def _unary(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
     _same_valid(op, v, ("src",))
+    pairs = _pairs(m, op, v, ("src",), kw)
     dt = v["dst"].dtype
     x = _view(m, v["src"])
     hp = _hp(m, op, kw, dt) and rule.lane in _UNARY_HP_LANES
     out = _unary_hp(rule.lane)(x, dt) if hp else alu.UNARY[rule.lane](x, dt)
     _write(m, v["dst"], out)
+    if pairs:
+        _pair_tail(m, rule.lane, v, ("src",))
 
 
 def _recip_hp(x: np.ndarray, dt: DType) -> np.ndarray:
@@ -710,8 +743,13 @@ def _expand(keep: int) -> Callable[..., None]:
     def run(m: TileOps, op: str, rule: VecRule, v: dict[str, Any], kw: dict[str, Any]) -> None:
         src, dst = v["src"], v["dst"]
         _same_extent(op, "src", src, "dst", dst, keep)
+        pairs = keep == 0 and _pairs(m, op, v, (), kw)    # a2a3 b8: dst's rows in pairs
         line = _read(m, src, cols=1) if keep == 0 else _read(m, src, rows=1)
         _write(m, dst, np.repeat(line, dst.valid[1 - keep], axis=1 - keep))
+        if pairs:                           # the pair's second byte holds the value too
+            from . import b8pairs_a2a3
+            vr, vc = dst.valid
+            b8pairs_a2a3.column(m, dst, vc, vr, "W", "dst")[...] = line[:, 0]
     return run
 
 
