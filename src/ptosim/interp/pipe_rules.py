@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Operation, SSAValue
 
+from ..targets import Target, get_target
+
 _C2V, _V2C, _BOTH = 1, 2, 3
 _USERS = ("pto.tpush_to_", "pto.tpop_from_", "pto.tfree_from_")
 
@@ -70,11 +72,12 @@ def _signature(op: Operation) -> tuple[int | None, ...]:
     return (dir_mask, _int(op, "slot_size"), slot_num, _int(op, "local_slot_num"))
 
 
-def pipe_init_problems(functions: dict[str, Operation], target: str
+def pipe_init_problems(functions: dict[str, Operation], target: str | Target
                        ) -> Iterable[tuple[Operation, str]]:
     """(op, message) for each broken rule, in PTOAS's order; the first one is what
     PTOAS reports."""
     from ..frontend.pipe_ops import _InitPipe
+    local_slot_num = get_target(target).ptoas_local_slot_num
     inits: list[_Init] = []
     for fname, func in functions.items():
         here: list[_Init] = []
@@ -82,7 +85,7 @@ def pipe_init_problems(functions: dict[str, Operation], target: str
         for op in func.walk():
             if isinstance(op, _InitPipe):
                 here.append(_Init(op, fname))
-                if target == "a5" and _int(op, "local_slot_num") is not None:
+                if not local_slot_num and _int(op, "local_slot_num") is not None:
                     yield op, ("'local_slot_num' is only supported for a2/a3 frontend pipe "
                                "lowering")
             elif op.name.startswith(_USERS):

@@ -89,7 +89,7 @@ def plan(ex: Executor) -> PipePlan:
         return got
     from ..frontend.pipe_ops import ReserveBufferOp, _InitPipe
     from .pipe_rules import pipe_init_problems
-    for bad, message in pipe_init_problems(ex.sync.functions, ex.m.target.name):
+    for bad, message in pipe_init_problems(ex.sync.functions, ex.m.target):
         raise VerifyError(message, op=bad.name, loc=ex.locate(bad))    # PTOAS's rules
     p = PipePlan()
     splits: dict[int, set[int]] = {}

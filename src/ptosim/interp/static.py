@@ -72,7 +72,7 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
             st.env[entry.args[i]] = value
     overlap = TileOverlap(locate, log)
     from . import functions
-    for bad, message in pipe_init_problems(functions(module), target):   # module-wide
+    for bad, message in pipe_init_problems(functions(module), m.target):   # module-wide
         result.errors.append(VerifyError(message, op=bad.name, loc=locate(bad)))
     block = None
     # the scratch machine's TPRINT output is not the kernel's: checking prints nothing
