@@ -134,11 +134,13 @@ KERNEL = f"""module attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
     %c8 = arith.constant 8 : index
     %c16 = arith.constant 16 : index
     %addr = arith.constant 8192 : i64
+    %a0 = arith.constant 0 : i64
+    %a1 = arith.constant 1024 : i64
     %va = pto.make_tensor_view %a, shape = [%n, %c16], strides = [%c16, %c1] : {TV}
     %pa = pto.partition_view %va, offsets = [%c0, %c0], sizes = [%c8, %c16] : {TV} -> !pto.partition_tensor_view<8x16xf32>
     %vo = pto.make_tensor_view %o, shape = [%n, %c16], strides = [%c16, %c1] : {TV}
     %po = pto.partition_view %vo, offsets = [%c2, %c3], sizes = [%c4, %c8] : {TV} -> {PV}
-    %t0 = pto.alloc_tile : {T}
+    %t0 = pto.alloc_tile addr = %a0 : {T}
     %t = pto.tassign %t0, %addr : {T} -> {T}
     pto.tload ins(%pa : !pto.partition_tensor_view<8x16xf32>) outs(%t : {T})
     pto.set_flag["PIPE_MTE2", "PIPE_S", "EVENT_ID0"]
@@ -146,7 +148,7 @@ KERNEL = f"""module attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
     %x = pto.tgetval ins(%t, %off : {T}, index) outs : f32
     %y = arith.addf %x, %x : f32
     pto.tsetval ins(%c5, %y : index, f32) outs(%t : {T})
-    %d = pto.alloc_tile valid_row = %vr valid_col = %c5 : !pto.tile_buf<vec, 8x16xf32, valid=?x?>
+    %d = pto.alloc_tile addr = %a1 valid_row = %vr valid_col = %c5 : !pto.tile_buf<vec, 8x16xf32, valid=?x?>
     %rows = pto.tile_valid_rows %d : !pto.tile_buf<vec, 8x16xf32, valid=?x?> -> index
     %cols = pto.tile_valid_cols %d : !pto.tile_buf<vec, 8x16xf32, valid=?x?> -> index
     %dim0 = pto.get_tensor_view_dim %va, %c0 : {TV} -> index
@@ -305,7 +307,8 @@ def test_run_time_rules_are_located() -> None:
 def test_tsetval_on_a_mat_tile_parses_but_is_refused() -> None:
     """PTOAS's TSetValOp verifier takes any tile; pto-isa's SetValue static_asserts Vec."""
     text = _edit(f"pto.tsetval ins(%c5, %y : index, f32) outs(%t : {T})",
-                 f"%m = pto.alloc_tile : {MAT}\n    %h = arith.truncf %y : f32 to f16\n"
+                 f"%m = pto.alloc_tile addr = %a0 : {MAT}\n    %h = arith.truncf %y : f32 to "
+                 f"f16\n"
                  f"    pto.tsetval ins(%c5, %h : index, f16) outs(%m : {MAT})")
     k = Kernel.from_text(text, "k.pto")
     found = check_kernel(k.module, k.func, "a5", k.locate)

@@ -184,6 +184,11 @@ class Target:
                                             "ALL")
     # PTOAS erases a PIPE_V barrier_sync (a single-pipe V barrier is no instruction there)
     drops_v_barrier: bool = False
+    # .pto (PTOAS-only rules): trowexpandmax / min / expdif refuse their tmp operand (PTOAS
+    # would lower it to a2a3's 4-operand call); the frontend pipe init's local_slot_num is
+    # taken (PTOAS: a2/a3 frontend lowering only)
+    ptoas_rowexpand_no_tmp: bool = False
+    ptoas_local_slot_num: bool = True
     # SYNCALL (mode, core type) pairs the target lacks (the manual's support matrix)
     syncall_missing: frozenset[tuple[str, str]] = frozenset()
     # MGATHER / MSCATTER: a5's SIMT kernels (rows packed at the valid width, Row capacity
@@ -350,6 +355,8 @@ A5 = Target(
     tsync_barrier_pipes=("MTE2", "MTE3", "ALL"),
     syncall_missing=frozenset({("hard", "mix"), ("soft", "aic_only")}),
     drops_v_barrier=True,
+    ptoas_rowexpand_no_tmp=True,
+    ptoas_local_slot_num=False,
     name="a5",
     gm_index_simt=True,
     gm_index_dtypes=frozenset({"i8", "si8", "ui8", "i16", "si16", "ui16", "i32", "si32",

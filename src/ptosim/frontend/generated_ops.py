@@ -240,6 +240,17 @@ def _verify_tmp(op: IRDLOperation, names: tuple[str, ...]) -> None:
                                       f"when provided")
 
 
+def _verify_mrgsort_lists(op: IRDLOperation, order: list[SSAValue]) -> None:
+    """PTOAS TMrgSortOp::verify, format2 (the list form): tmp takes the merged lists
+    before dst gets them, so it has at least dst's columns (pto-isa's TMRGSORT reads
+    dst's columns out of tmp; the Python face refuses the call at run time)."""
+    dst_t, tmp_t = order[0].type, order[1].type
+    if isinstance(dst_t, TileBufType) and isinstance(tmp_t, TileBufType) \
+            and tmp_t.cols.data < dst_t.cols.data:
+        raise VerifyException(f"{op.name}: format2 expects tmp.cols >= dst.cols (tmp has "
+                              f"{tmp_t.cols.data}, dst {dst_t.cols.data})")
+
+
 class TileDpsOp(IRDLOperation):
     """A destination-passing tile op described by ``SPEC.operands`` (dst first, then the
     ins in one of the row's orders) and ``SPEC.attrs``."""
@@ -487,6 +498,8 @@ class TileDpsMultiOp(IRDLOperation):
         for key in self.attributes:
             if key not in known:
                 raise VerifyException(f"{self.name}: unsupported attribute '{key}'")
+        if getattr(self.SPEC.impl, "text_call", "") == "mrgsort" and len(self.outs) == 2:
+            _verify_mrgsort_lists(self, self._order())
 
     def tile_call(self) -> tuple[list[object], dict[str, object]]:
         """The operands in the Python face's order and the attributes as keywords."""

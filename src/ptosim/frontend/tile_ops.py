@@ -34,6 +34,7 @@ type inferred from its constant sizes (``?`` for the others); the printer always
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
@@ -866,6 +867,24 @@ class TStoreOp(_AccQuantOp):
     src = operand_def()
     dst = operand_def()
     pre_quant_scalar = opt_operand_def()
+
+    def verify_(self) -> None:
+        super().verify_()
+        # PTOAS TStoreOp::verify: with both sides static, the view holds as many elements
+        # as src's valid region (reshapes such as 1x1024 <-> 32x32 stay legal); pto-isa
+        # asserts the per-dimension match at run time
+        src_t, dst_t = self.src.type, self.dst.type
+        if not isinstance(src_t, TileBufType) or \
+                not isinstance(dst_t, (TensorViewType, PartitionTensorViewType)):
+            return
+        dims = [d for d in dst_t.dims() if d is not None and d > 0]
+        rows, cols = src_t.valid_row.data, src_t.valid_col.data
+        if len(dims) < len(dst_t.shape) or rows <= 0 or cols <= 0:
+            return                                  # dynamic (or empty): not static
+        if math.prod(dims) != rows * cols:
+            raise VerifyException(f"{self.name}: expects dst static element count "
+                                  f"({math.prod(dims)}) to match src valid_shape static "
+                                  f"element count ({rows * cols})")
 
 
 @irdl_op_definition

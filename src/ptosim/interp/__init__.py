@@ -54,6 +54,9 @@ def kernel_function(module: ModuleOp, entry: str | None = None) -> Operation:
     defined = [f for f in funcs.values() if not is_declaration(f)]   # not the callees'
     if not kernels and len(defined) == 1:                            # declarations
         return defined[0]
+    void = [f for f in defined if not f.function_type.outputs.data]  # type: ignore[attr-defined]
+    if not kernels and len(void) == 1:      # a function with results is a helper, not a
+        return void[0]                      # kernel (kernels return void: check_structure)
     if not kernels and len(funcs) == 1:     # a lone declaration: check_structure says so
         return next(iter(funcs.values()))
     candidates = tuple(f.properties["sym_name"].data  # type: ignore[attr-defined]

@@ -88,6 +88,9 @@ def plan(ex: Executor) -> PipePlan:
     if got is not None:
         return got
     from ..frontend.pipe_ops import ReserveBufferOp, _InitPipe
+    from .pipe_rules import pipe_init_problems
+    for bad, message in pipe_init_problems(ex.sync.functions, ex.m.target):
+        raise VerifyError(message, op=bad.name, loc=ex.locate(bad))    # PTOAS's rules
     p = PipePlan()
     splits: dict[int, set[int]] = {}
     widths: dict[int, int] = {}
@@ -172,9 +175,6 @@ def init_pipe(ex: Executor, st: CoreState, op: Operation) -> None:
     """TPipe's constructor: the pipe's state on this core, and the consumer side's
     initial slot-free credits."""
     _require_a5(ex, op)
-    if _int(op, "local_slot_num") is not None:      # PTOAS refuses it for a5
-        raise VerifyError(f"{op.name}: 'local_slot_num' is only supported for a2/a3 frontend "
-                          f"pipe lowering", op=op.name)
     want = "cube" if op.name == "pto.aic_initialize_pipe" else "vector"
     ex._require_core(st, op, op.name, want)
     if op.buffer("gm_slot_buffer") is not None or op.buffer("gm_slot_tensor") is not None:  # type: ignore[attr-defined]

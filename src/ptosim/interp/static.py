@@ -18,11 +18,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from ..api import Machine
-from ..errors import OutOfBoundsError, PtoError, warning_sink
+from ..errors import OutOfBoundsError, PtoError, VerifyError, warning_sink
 from ..machine import GM_GUARD, Ptr
 from .diagnostics import Diagnostic, WarningLog
 from .executor import _SIMPLE, Core, CoreState, Executor, _resolve, pointer_like
 from .overlap import TileOverlap
+from .pipe_rules import pipe_init_problems
 from .tiles import memref_operands, tile_op_args
 
 SCRATCH_GM = 1 << 30        # bytes of GM every kernel pointer argument may address
@@ -70,6 +71,9 @@ def check_kernel(module: ModuleOp, func: Operation, target: str,
         for i, value in (scalars or {}).items():
             st.env[entry.args[i]] = value
     overlap = TileOverlap(locate, log)
+    from . import functions
+    for bad, message in pipe_init_problems(functions(module), m.target):   # module-wide
+        result.errors.append(VerifyError(message, op=bad.name, loc=locate(bad)))
     block = None
     # the scratch machine's TPRINT output is not the kernel's: checking prints nothing
     with warning_sink(log), contextlib.redirect_stdout(io.StringIO()):

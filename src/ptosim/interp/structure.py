@@ -1,8 +1,9 @@
 """Whole-kernel structure rules, checked before `ptosim check` verifies ops and before a run
 starts: the entry and every function it calls have a body, calls form no cycle, regions
-and calls nest at most `MAX_DEPTH` deep, and the entry's pointer parameters are GM
-pointers. Each failure is a located `StructureError`, never a Python RecursionError, an
-assertion or a hang (docs/semantics.md, "Kernels").
+and calls nest at most `MAX_DEPTH` deep, the entry returns nothing, its pointer
+parameters are GM pointers, and a module that uses `pto.tassign` places every tile itself.
+Each failure is a located `StructureError`, never a Python RecursionError, an assertion
+or a hang (docs/semantics.md, "Kernels").
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def check_structure(functions: dict[str, Operation], entry: Operation,
     if is_declaration(entry):
         raise StructureError(f"@{_name(entry)} is a declaration without a body: there is "
                              f"nothing to run", loc=locate(entry))
+    _entry_results(entry, locate)
     _entry_params(entry, locate)
+    _level3_addresses(functions, locate)
     walks: dict[str, list[tuple[Operation, int]]] = {}
 
     def walk(name: str) -> list[tuple[Operation, int]]:
@@ -100,6 +103,31 @@ def _nearest(locate: Callable[[Operation], str | None]) -> Callable[[Operation],
             op = op.parent_op()
         return None
     return find
+
+
+def _entry_results(entry: Operation, locate: Callable[[Operation], str | None]) -> None:
+    # a kernel is a void __global__ function: nothing receives a result (PTOAS's
+    # validatePTOEntryFunctions refuses it too)
+    outputs = entry.function_type.outputs.data  # type: ignore[attr-defined]
+    if outputs:
+        types = ", ".join(str(t) for t in outputs)
+        raise StructureError(f"PTO entry functions must return void: @{_name(entry)} returns "
+                             f"{types}", loc=locate(entry))
+
+
+def _level3_addresses(functions: dict[str, Operation],
+                      locate: Callable[[Operation], str | None]) -> None:
+    # PTOAS accepts pto.tassign only at --pto-level=level3, which plans no tile addresses:
+    # there every pto.alloc_tile needs its addr (ptoas.cpp); elsewhere ptosim would place
+    # the tile itself, where PTOAS refuses the module
+    ops = [op for f in functions.values() for op in f.walk()]
+    if not any(op.name == "pto.tassign" for op in ops):
+        return
+    for op in ops:
+        if op.name == "pto.alloc_tile" and op.addr() is None:  # type: ignore[attr-defined]
+            raise StructureError("requires 'addr' operand when --pto-level=level3 (a module "
+                                 "with pto.tassign is level3 in PTOAS, where no tile is "
+                                 "placed automatically)", op=op.name, loc=locate(op))
 
 
 def _entry_params(entry: Operation, locate: Callable[[Operation], str | None]) -> None:

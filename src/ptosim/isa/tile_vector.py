@@ -118,6 +118,8 @@ _EXPAND_ATTRS = (("src1Col", "src1_col"), ("src0eqdst", "src0eqdst"),
                  ("highPrecision", "precision"), ("precisionType", "precision"))
 # PTOAS gives these row expand-ops an optional scratch tmp (include/PTO/IR/PTOOps.td)
 _ROW_TMP = frozenset({"div", "mul", "sub", "expdif", "max", "min"})
+# PTOAS refuses these trowexpand ops' tmp operand on a5 (verifyTRowExpandReduceLikeOp)
+_A5_NO_TMP = frozenset({"expdif", "max", "min"})
 
 
 # lanes with a HIGH_PRECISION variant (pto-isa DivAlgorithm / RemAlgorithm / FmodAlgorithm)
@@ -162,7 +164,10 @@ def _reduce(name: str, family: str, lane: str, dtypes: frozenset[str],
 def _expand_op(name: str, family: str, lane: str, dtypes: frozenset[str]) -> OpSpec:
     # PTOAS's TileLang templates broadcast src1[row, 0] (vdup of the first element): a .pto
     # row expand-op without src1Col means src1Col = 1 (lib/TileOps/trowexpand*_template.py)
-    defaults = (("src1_col", 1),) if family == "rowexpandop" else ()
+    defaults: tuple[tuple[str, object], ...] = \
+        (("src1_col", 1),) if family == "rowexpandop" else ()
+    if family == "rowexpandop" and lane in _A5_NO_TMP:    # PTOAS's a5 rule (tile/vector.py)
+        defaults += (("ptoas", True),)
     tmp = family == "rowexpandop" and lane in _ROW_TMP
     ins = (_t("src0"), _t("src1")) + ((_t("tmp", optional=True),) if tmp else ())
     return _row(name, VecRule(family, lane, dtypes, text_defaults=defaults,

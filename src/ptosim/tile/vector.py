@@ -23,6 +23,7 @@ from ..errors import (
     PtoTypeError,
     PtoValueError,
     SpaceError,
+    TargetError,
     VerifyError,
 )
 from ..isa import alu, convert
@@ -140,6 +141,12 @@ def _bind(m: TileOps, spec: OpSpec, args: Sequence[Any], kw: dict[str, Any]
         if key not in known:
             raise PtoTypeError(f"unknown keyword {key!r}; known: {', '.join(sorted(known))}",
                                op=op)
+    if kw.get("ptoas") and "tmp" in names and spec.impl.family == "rowexpandop" \
+            and m.target.ptoas_rowexpand_no_tmp:
+        # .pto only: PTOAS lowers a tmp form to a2a3's 4-operand call, so it refuses it on
+        # a5 (even for an empty valid region); pto-isa's a5 overload ignores tmp
+        raise TargetError("expects A5 form to omit tmp (PTOAS refuses the tmp operand of "
+                          "this op on a5)", op=op, operand="tmp")
     vals: dict[str, Any] = dict(zip(names, ins))
     vals["dst"] = dst
     rule: VecRule = spec.impl

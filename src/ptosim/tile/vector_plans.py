@@ -112,7 +112,7 @@ def _expandop(axis: int) -> Factory:
              kw: dict[str, Any]) -> Plan | None:
         dst = v["dst"]
         ufunc = alu.NATIVE.get((rule.lane, dst.dtype.name))
-        if ufunc is None or set(kw) - {"src1_col"}:
+        if ufunc is None or set(kw) - {"src1_col", "ptoas"}:
             return None
         dv = dst.valid
         if v["src0"].valid == dv:
