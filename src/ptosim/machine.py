@@ -65,8 +65,10 @@ def lazy_zeros(nbytes: int) -> np.ndarray:
         return np.zeros(0, dtype=np.uint8)
     # private: `MachineState.release_block` drops pages with MADV_DONTNEED, which zeroes
     # a private anonymous page but leaves a shared one's bytes in place
-    return np.frombuffer(mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS),
-                         dtype=np.uint8)
+    if hasattr(mmap, "MAP_PRIVATE"):        # (POSIX; elsewhere an unnamed map)
+        return np.frombuffer(mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS),
+                             dtype=np.uint8)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=np.uint8)  # pragma: no cover
 
 
 @dataclass(frozen=True)
@@ -210,8 +212,8 @@ class MachineState:
         blk = self.blocks[block]
         for data in (*blk.cube.values(), *blk.ub, *blk.fb_banks.values()):
             owner = getattr(data.base, "obj", None)     # frombuffer's memoryview
-            if isinstance(owner, mmap.mmap):    # `lazy_zeros`: a poison fill is not
-                owner.madvise(mmap.MADV_DONTNEED)
+            if isinstance(owner, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+                owner.madvise(mmap.MADV_DONTNEED)   # (`lazy_zeros`; a poison fill is not)
 
     # --- allocation and pointers -----------------------------------------------------
     def gm(self, array: np.ndarray | list | tuple, dtype: str | DType | None = None, *,
