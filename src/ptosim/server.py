@@ -18,8 +18,6 @@ sockets or fork run every command in-process.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import signal
 import socket
@@ -44,6 +42,8 @@ def fingerprint(pkg: Path | None = None) -> str:
     """Digest of what a server must share with its clients: the interpreter, ptosim's
     directory (``pkg``, default this package) and version, and each source file's name,
     size and mtime."""
+    import hashlib
+
     from . import __version__  # ptosim's own light __init__
     pkg = pkg or Path(__file__).resolve().parent
     h = hashlib.sha256(f"{sys.executable}\0{pkg}\0{__version__}".encode())
@@ -105,6 +105,7 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
 
 
 def _send(sock: socket.socket, obj: Any, fds: list[int] | None = None) -> None:
+    import json
     body = json.dumps(obj).encode()
     payload = _HEADER.pack(len(body)) + body
     if fds:
@@ -116,6 +117,8 @@ def _send(sock: socket.socket, obj: Any, fds: list[int] | None = None) -> None:
 def forward(argv: list[str]) -> int | None:
     """Run ``ptosim argv`` in a warm server; None when there is none (run in-process)."""
     if os.environ.get("PTOSIM_SERVER", "").lower() in ("off", "0", "no") or not available():
+        return None
+    if not socket_dir().is_dir():       # no server was ever started: skip the fingerprint
         return None
     try:
         sock = _connect(socket_path())
@@ -193,6 +196,7 @@ def _read_request(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
         if rest is None:
             raise ValueError("truncated request")
         body += rest
+    import json
     return json.loads(body), list(fds)
 
 
@@ -349,6 +353,7 @@ def _ask(obj: dict[str, Any]) -> dict[str, Any] | None:
             body = _recv_exact(sock, _HEADER.unpack(head)[0])
         except OSError:
             return None
+    import json
     return json.loads(body) if body is not None else None
 
 
