@@ -998,6 +998,8 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.import_reserved_buffer": pipes.import_reserved_buffer,
     "pto.aic_initialize_pipe": pipes.init_pipe, "pto.aiv_initialize_pipe": pipes.init_pipe,
     "pto.tfree_from_aic": pipes.tfree, "pto.tfree_from_aiv": pipes.tfree,
+    "pto.initialize_l2l_pipe": pipes.init_handle, "pto.declare_tile": pipes.declare_tile,
+    "pto.tfree": pipes.tfree_handle,
 }
 
 
@@ -1509,7 +1511,8 @@ _PLAIN: dict[str, Callable[..., Any]] = {
     "pto.vecscope": _vecscope_plain, "pto.strict_vecscope": _vecscope_plain,
 }
 _SUSPENDS = frozenset({"pto.sync.wait", "func.call", "pto.syncall", "pto.tpush_to_aiv",
-                       "pto.tpush_to_aic", "pto.tpop_from_aic", "pto.tpop_from_aiv"})
+                       "pto.tpush_to_aic", "pto.tpop_from_aic", "pto.tpop_from_aiv",
+                       "pto.tpush", "pto.tpop"})
 # (the ops above may yield to the scheduler)
 
 _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
@@ -1518,6 +1521,7 @@ _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "pto.sync.wait": _sync_wait, "func.call": _call, "pto.syncall": _syncall,
     "pto.tpush_to_aiv": pipes.tpush, "pto.tpush_to_aic": pipes.tpush,
     "pto.tpop_from_aic": pipes.tpop, "pto.tpop_from_aiv": pipes.tpop,
+    "pto.tpush": pipes.tpush_handle, "pto.tpop": pipes.tpop_handle,
     "pto.vecscope": _vecscope, "pto.strict_vecscope": _vecscope,
 }
 
