@@ -49,9 +49,10 @@ class Form:
     def init(self, side: str) -> str:
         if self.handle:
             fb = "" if self.flag_base is None else f", flag_base = {self.flag_base}"
-            local = "%c2v" if self.dir_mask == 1 else "%v2c"
+            local = {1: "%c2v : i32", 2: "%v2c : i32", 3: "%c2v : i32, %v2c : i32"}
             return (f"%pipe = pto.initialize_l2l_pipe {{dir_mask = {self.dir_mask}, "
-                    f"slot_size = {self.slot}, slot_num = 2{fb}}} ({local} : i32) -> {PIPE}")
+                    f"slot_size = {self.slot}, slot_num = 2{fb}}} ({local[self.dir_mask]}) "
+                    f"-> {PIPE}")
         return (f"pto.{side}_initialize_pipe {{id = 0, dir_mask = {self.dir_mask}, "
                 f"slot_size = {self.slot}, slot_num = 2}} (c2v_consumer_buf = %c2v : i32, "
                 f"v2c_consumer_buf = %v2c : i32)")
@@ -237,6 +238,93 @@ def v2c_kernel(split: int, form_handle: bool, **kw) -> str:
 """
 
 
+def two_way_kernel(split: int, form_handle: bool) -> str:
+    """One dir_mask 3 pipe: the vector cores push their part of X_i (NZ), the cube pops X_i,
+    multiplies it by B and pushes the product back; the vector cores store twice their
+    part of it. split 1 halves the rows both ways."""
+    m, k, n = (32, 16, 16) if split == 1 else (16, 16, 16)
+    pr = m // 2 if split == 1 else m              # a vector core's rows of X_i and out_i
+    f = Form(form_handle, 3, m * k * 4, split)
+    c2v = ('%c2v = pto.import_reserved_buffer {name = "c2v_fifo", peer_func = @vec} -> i32',
+           f'%c2v = pto.reserve_buffer {{name = "c2v_fifo", size = {2 * m * k * 4}, location = '
+           f'#pto.address_space<vec>, auto = true}} -> i32')
+    v2c = (f'%v2c = pto.reserve_buffer {{name = "v2c_fifo", size = {2 * m * k * 4}, location = '
+           f'#pto.address_space<mat>, auto = true}} -> i32',
+           '%v2c = pto.import_reserved_buffer {name = "v2c_fifo", peer_func = @cube} -> i32')
+    off = (f"""    %s64 = pto.get_subblock_idx
+    %sub = arith.index_cast %s64 : i64 to index
+    %r0 = arith.muli %sub, %c{pr} : index
+""" if split else "    %r0 = arith.addi %c0, %c0 : index\n")
+    consts = "".join(f"    %c{v} = arith.constant {v} : index\n"
+                     for v in sorted({0, 1, m, k, n, pr, N * m}))
+    return f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %b: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    func.call @cube(%b) : (!pto.ptr<f32>) -> ()
+    func.call @vec(%x, %out) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()
+    return
+  }}
+  func.func private @cube(%b: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+{consts}    %cn = arith.constant {N} : index
+    {c2v[0]}
+    {v2c[0]}
+    {f.init('aic')}
+    %bv = pto.make_tensor_view %b, shape = [%c{k}, %c{n}], strides = [%c{n}, %c1] : {VIEW}
+    %bp = pto.partition_view %bv, offsets = [%c0, %c0], sizes = [%c{k}, %c{n}] : {VIEW} -> {pv(k, n)}
+    %bm = pto.alloc_tile : {tb('mat', k, n)}
+    %l = pto.alloc_tile : {tb('left', m, k)}
+    %r = pto.alloc_tile : {tb('right', k, n)}
+    %acc = pto.alloc_tile : {tb('acc', m, n)}
+    pto.tload ins(%bp : {pv(k, n)}) outs(%bm : {tb('mat', k, n)})
+    {BAR}
+    pto.tmov ins(%bm : {tb('mat', k, n)}) outs(%r : {tb('right', k, n)})
+    scf.for %i = %c0 to %cn step %c1 {{
+      {f.pop('%xp', tb('mat', m, k), 'aiv')}
+      {BAR}
+      pto.tmov ins(%xp : {tb('mat', m, k)}) outs(%l : {tb('left', m, k)})
+      {BAR}
+      {f.free('aiv')}
+      pto.tmatmul ins(%l, %r : {tb('left', m, k)}, {tb('right', k, n)}) outs(%acc : {tb('acc', m, n)})
+      {BAR}
+      {f.push('%acc', tb('acc', m, n), 'aiv')}
+      {BAR}
+    }}
+    return
+  }}
+  func.func private @vec(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+{consts}    %cn = arith.constant {N} : index
+    {c2v[1]}
+    {v2c[1]}
+    {f.init('aiv')}
+{off}    %xv0 = pto.make_tensor_view %x, shape = [%c{N * m}, %c{k}], strides = [%c{k}, %c1] : {VIEW}
+    %ov0 = pto.make_tensor_view %out, shape = [%c{N * m}, %c{n}], strides = [%c{n}, %c1] : {VIEW}
+    %xt = pto.alloc_tile : {tb('vec', pr, k)}
+    %xz = pto.alloc_tile : {tb('nz', pr, k)}
+    %yt = pto.alloc_tile : {tb('vec', pr, n)}
+    scf.for %i = %c0 to %cn step %c1 {{
+      %row = arith.muli %i, %c{m} : index
+      %prow = arith.addi %row, %r0 : index
+      %xv = pto.partition_view %xv0, offsets = [%prow, %c0], sizes = [%c{pr}, %c{k}] : {VIEW} -> {pv(pr, k)}
+      pto.tload ins(%xv : {pv(pr, k)}) outs(%xt : {tb('vec', pr, k)})
+      {BAR}
+      pto.tmov ins(%xt : {tb('vec', pr, k)}) outs(%xz : {tb('nz', pr, k)})
+      {BAR}
+      {f.push('%xz', tb('nz', pr, k), 'aic')}
+      {BAR}
+      {f.pop('%y', tb('vec', pr, n), 'aic')}
+      {BAR}
+      pto.tadd ins(%y, %y : {tb('vec', pr, n)}, {tb('vec', pr, n)}) outs(%yt : {tb('vec', pr, n)})
+      {BAR}
+      %ov = pto.partition_view %ov0, offsets = [%prow, %c0], sizes = [%c{pr}, %c{n}] : {VIEW} -> {pv(pr, n)}
+      pto.tstore ins(%yt : {tb('vec', pr, n)}) outs(%ov : {pv(pr, n)})
+      {BAR}
+      {f.free('aic')}
+    }}
+    return
+  }}
+}}
+"""
+
+
 def _shapes(c2v: bool, split: int) -> tuple[int, int, int]:
     if c2v:
         return (32, 16, 16) if split == 1 else (16, 16, 32) if split == 2 else (16, 16, 16)
@@ -275,6 +363,23 @@ def test_handle_form_matches_numpy_and_the_frontend_form(c2v: bool, split: int) 
     np.testing.assert_allclose(got, _golden(args, c2v), rtol=1e-5, atol=1e-4)
     assert [f.message for f in handle.findings] == []
     front = _run(make(split, False), args)
+    assert np.asarray(front.outputs["out"]).tobytes() == \
+        np.asarray(handle.outputs["out"]).tobytes()
+
+
+@pytest.mark.parametrize("split", [0, 1])
+def test_two_way_handle_pipe_matches_numpy_and_the_frontend_form(split: int) -> None:
+    m = 32 if split else 16
+    rng = np.random.default_rng(3)
+    args = {"x": rng.standard_normal((N * m, 16)).astype(np.float32),
+            "b": rng.standard_normal((16, 16)).astype(np.float32),
+            "out": np.zeros((N * m, 16), np.float32)}
+    handle = _run(two_way_kernel(split, True), args)
+    got = np.asarray(handle.outputs["out"]).reshape(N * m, 16)
+    want = 2 * np.einsum("ik,kj->ij", args["x"].astype(np.float64), args["b"])
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-5, atol=1e-4)
+    assert [f.message for f in handle.findings] == []
+    front = _run(two_way_kernel(split, False), args)
     assert np.asarray(front.outputs["out"]).tobytes() == \
         np.asarray(handle.outputs["out"]).tobytes()
 
