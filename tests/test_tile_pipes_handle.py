@@ -13,6 +13,7 @@ from ptosim.errors import (
     NotImplementedOpError,
     NotImplementedTextOpError,
     PtoSyntaxError,
+    PtoTypeError,
     VerifyError,
 )
 from ptosim.interp.executor import KernelError
@@ -546,3 +547,48 @@ def test_the_handle_form_prints_and_parses_back() -> None:
     again = Kernel.from_text(str(k.module), "again.pto")
     assert "pto.initialize_l2l_pipe" in str(again.module)
     assert "pto.tpop(" in str(again.module) and "pto.tfree(" in str(again.module)
+
+
+def _declared(use: str) -> str:
+    vec = tb("vec", 16, 16)
+    return f"""module {{
+  func.func @k(%out: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    func.call @v(%out) : (!pto.ptr<f32>) -> ()
+    return
+  }}
+  func.func private @v(%out: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %a = arith.constant 4096 : i64
+    %one = arith.constant 1.5 : f32
+    %t = pto.declare_tile -> {vec}
+{use}
+    %ov = pto.make_tensor_view %out, shape = [%c16, %c16], strides = [%c16, %c1] : {VIEW}
+    %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c16, %c16] : {VIEW} -> {pv(16, 16)}
+    pto.tstore ins(%u : {vec}) outs(%op : {pv(16, 16)})
+    return
+  }}
+}}
+"""
+
+
+def test_a_declared_tile_gets_its_address_from_tassign() -> None:
+    vec = tb("vec", 16, 16)
+    text = _declared(f"    %u = pto.tassign %t, %a : {vec} -> {vec}\n"
+                     f"    pto.texpands ins(%one : f32) outs(%u : {vec})")
+    out = np.zeros((16, 16), np.float32)
+    result = Kernel.from_text(text, "decl.pto").run({"out": out}, target="a5")
+    assert np.asarray(result.outputs["out"]).reshape(16, 16).tolist() == \
+        np.full((16, 16), 1.5, np.float32).tolist()
+
+
+def test_a_declared_tile_used_before_a_pop_binds_it_is_refused() -> None:
+    vec = tb("vec", 16, 16)
+    text = _declared(f"    %u = pto.alloc_tile : {vec}\n"
+                     f"    pto.tadd ins(%t, %t : {vec}, {vec}) outs(%u : {vec})")
+    # the op's operand check names the unbound value's kind
+    with pytest.raises(PtoTypeError, match=r"TADD: operands after dst must be \(src0: tile, "
+                                           r"src1: tile\), got \(DeclaredTile, DeclaredTile\)"):
+        Kernel.from_text(text, "decl.pto").run({"out": np.zeros((16, 16), np.float32)},
+                                               target="a5")

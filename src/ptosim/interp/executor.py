@@ -773,7 +773,14 @@ def _tassign(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     """The tile bound at the i64 address (PTOAS rebinds the handle; ptosim's tiles are
     values, so the result is the rebound tile and the operand keeps its address)."""
     tassign = ex.m.TASSIGN  # type: ignore[attr-defined]  # the Machine's Python face
-    return [tassign(st.env[op.operands[0]], int(st.env[op.operands[1]]))]
+    src = st.env[op.operands[0]]
+    if isinstance(src, pipes.DeclaredTile):     # pto.declare_tile: a tile of its type here
+        from ..frontend import tile_info
+        from .tiles import alloc_tile
+        sub = st.core.sub if st.core.kind == "vector" else 0
+        return [alloc_tile(ex.m, tile_info(op.operands[0].type), int(st.env[op.operands[1]]),
+                           None, None, sub, op)]
+    return [tassign(src, int(st.env[op.operands[1]]))]
 
 
 def _tile_valid(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
