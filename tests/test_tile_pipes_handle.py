@@ -592,3 +592,33 @@ def test_a_declared_tile_used_before_a_pop_binds_it_is_refused() -> None:
                                            r"src1: tile\), got \(DeclaredTile, DeclaredTile\)"):
         Kernel.from_text(text, "decl.pto").run({"out": np.zeros((16, 16), np.float32)},
                                                target="a5")
+
+
+def test_flag_bases_of_several_handle_pipes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each peer group its own even range (2 ids for one direction), in order; an explicit
+    flag_base is kept and the planned ranges step around it."""
+    from ptosim.interp import pipes
+    seen: list[pipes.PipePlan] = []
+    real = pipes.plan
+
+    def spy(ex):
+        got = real(ex)
+        seen.append(got)
+        return got
+
+    monkeypatch.setattr(pipes, "plan", spy)
+    text = _pairs(3).replace(
+        "module {", """module {
+  func.func @k() attributes {pto.entry} {
+    func.call @cube() : () -> ()
+    func.call @vec() : () -> ()
+    return
+  }""", 1).replace("func.func @cube", "func.func private @cube").replace(
+        "func.func @vec", "func.func private @vec")
+    # the second pipe's inits take flag_base 0: the others plan around it
+    lines = text.split("\n")
+    text = "\n".join(line.replace("slot_num = 2}", "slot_num = 2, flag_base = 0}")
+                     if "%p1 = " in line else line for line in lines)
+    Kernel.from_text(text, "pipes.pto").run({}, target="a5")
+    bases = {op.results[0].name_hint: base for op, (base, _) in seen[-1].handles.items()}
+    assert bases == {"p0": 2, "p1": 0, "p2": 4}

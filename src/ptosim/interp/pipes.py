@@ -134,42 +134,56 @@ def plan(ex: Executor) -> PipePlan:
     return p
 
 
-def _plan_handles(ex: Executor, p: PipePlan, nxt: int) -> None:
-    """Flag bases and nosplit of the handle form's pipes. PTOAS groups peer inits by the
-    reserved buffer their local_addr names (PTOResolveReservedBuffers) or takes an explicit
-    flag_base; a group without flag_base gets the next free even base, after the frontend
-    pipes' and the explicit ones. nosplit: explicit, else whether the ops on the group's
-    handles all use split = 0 (PTOInferValidatePipeInit)."""
+def _plan_handles(ex: Executor, p: PipePlan, start: int) -> None:
+    """Flag bases and nosplit of the handle form's pipes, as PTOAS's passes decide them:
+    peer inits are grouped by the reserved buffer their local_addr names
+    (PTOResolveReservedBuffers), an init whose local_addr is no reserved buffer by its
+    explicit flag_base. A group's base is an explicit flag_base of a member, else the
+    lowest even base at or after ``start`` (the frontend pipes' ids come first) whose
+    range overlaps no range already taken in the group's functions (4 ids with dir_mask 3,
+    else 2). nosplit: explicit, else whether the ops on the group's handles all use
+    split = 0 (PTOInferValidatePipeInit)."""
     from ..frontend.pipe_handle_ops import InitializeL2LPipeOp
     from .pipe_rules import _peer_key
-    groups: dict[Any, list[Operation]] = {}
+    groups: dict[Any, list[tuple[str, Operation]]] = {}
     for fname, func in ex.sync.functions.items():
         for op in func.walk():
             if not isinstance(op, InitializeL2LPipeOp):
                 continue
-            base = _int(op, "flag_base")
-            key: Any = ("flag", base) if base is not None else \
-                _peer_key(op.local_addr(), fname, 1)
-            if key is None:
+            peer = _peer_key(op.local_addr(), fname, 1)
+            key: Any = peer[:2] if peer is not None else ("flag", _int(op, "flag_base"))
+            if key == ("flag", None):       # pipe_rules reports it before the run
                 raise VerifyError(f"{op.name}: requires local_addr to come from "
                                   f"pto.reserve_buffer or pto.import_reserved_buffer when "
                                   f"'flag_base' is not explicit", op=op.name,
                                   loc=ex.locate(op))
-            groups.setdefault(key[:2], []).append(op)
-    used = [b for k, b in groups if k == "flag"]
-    for key, inits in groups.items():
-        width = 4 if any(_int(op, "dir_mask") == 3 for op in inits) else 2
-        if key[0] == "flag":
-            base = int(key[1])
-        else:
-            while any(b - width < nxt < b + 4 for b in used):   # skip explicit bases
-                nxt += 2
-            base, nxt = nxt, nxt + width
-        splits = {int(_int(u, "split")) for op in inits  # type: ignore[arg-type]
-                  for u in (use.operation for use in op.results[0].uses)}
-        given = [_int(op, "nosplit") for op in inits if _int(op, "nosplit") is not None]
-        nosplit = bool(given[0]) if given else splits == {0}
-        for op in inits:
+            groups.setdefault(key, []).append((fname, op))
+    taken: dict[str, list[tuple[int, int]]] = {}
+
+    def take(funcs: set[str], base: int, width: int) -> None:
+        for f in funcs:
+            taken.setdefault(f, []).append((base, base + width))
+
+    plans: list[tuple[list[tuple[str, Operation]], int | None, int]] = []
+    for inits in groups.values():
+        width = 4 if any(_int(op, "dir_mask") == 3 for _, op in inits) else 2
+        given = [b for _, op in inits if (b := _int(op, "flag_base")) is not None]
+        plans.append((inits, given[0] if given else None, width))
+        if given:
+            take({f for f, _ in inits}, given[0], width)
+    for inits, base, width in plans:
+        funcs = {f for f, _ in inits}
+        if base is None:
+            base = start
+            while any(lo < base + width and base < hi for f in funcs
+                      for lo, hi in taken.get(f, [])):
+                base += 2
+            take(funcs, base, width)
+        splits = {int(_int(use.operation, "split")) for _, op in inits  # type: ignore[arg-type]
+                  for use in op.results[0].uses}
+        ns = [v for _, op in inits if (v := _int(op, "nosplit")) is not None]
+        nosplit = bool(ns[0]) if ns else splits == {0}
+        for _, op in inits:
             p.handles[op] = (base, nosplit)
 
 
