@@ -622,3 +622,16 @@ def test_flag_bases_of_several_handle_pipes(monkeypatch: pytest.MonkeyPatch) -> 
     Kernel.from_text(text, "pipes.pto").run({}, target="a5")
     bases = {op.results[0].name_hint: base for op, (base, _) in seen[-1].handles.items()}
     assert bases == {"p0": 2, "p1": 0, "p2": 4}
+
+
+def test_tfree_names_the_popped_entry_too() -> None:
+    vec = tb("vec", 16, 16)
+    args = _args(True, 0)
+    plain = _run(c2v_kernel(0, True), args)
+    text = c2v_kernel(0, True).replace(f"pto.tfree(%pipe : {PIPE})",
+                                       f"pto.tfree(%y, %pipe : {vec}, {PIPE})")
+    assert f"pto.tfree(%y, %pipe : {vec}, {PIPE})" in text
+    entry = _run(text, args)
+    assert np.asarray(entry.outputs["out"]).tobytes() == \
+        np.asarray(plain.outputs["out"]).tobytes()
+    assert [f.message for f in entry.findings] == []
