@@ -147,6 +147,8 @@ LAZY_MODULES: dict[str, tuple[str, ...]] = {
                  "pto.aiv_initialize_pipe", "pto.tpush_to_aiv", "pto.tpush_to_aic",
                  "pto.tpop_from_aic", "pto.tpop_from_aiv", "pto.tfree_from_aic",
                  "pto.tfree_from_aiv"),
+    "pipe_handle_ops": ("pto.pipe", "pto.initialize_l2l_pipe", "pto.declare_tile",
+                        "pto.tpush", "pto.tpop", "pto.tfree"),
     "prefetch_async_ops": ("pto.prefetch_async_context", "pto.async_session",
                            "pto.async_event", "pto.make_prefetch_async_context",
                            "pto.get_prefetch_async_session", "pto.tprefetch_async",

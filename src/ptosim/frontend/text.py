@@ -68,15 +68,19 @@ class _Context(Context):
 
     def _load_lazy(self, name: str) -> bool:
         module = LAZY_NAMES.get(name)
-        if module is None or name in self._loaded_ops or name in self._loaded_attrs \
-                or name in self._loaded_types:
+        # (a type may share an attribute's name: ``!pto.pipe`` and ``#pto.pipe<...>``)
+        done: set[str] = self.__dict__.setdefault("_lazy_loaded", set())
+        if module is None or module in done:
             return False
+        done.add(module)
         ops, attrs = lazy_classes(module)
         for op in ops:
             if op.name not in self._loaded_ops:
                 self.load_op(op)
         for attr in attrs:
-            if attr.name not in self._loaded_attrs and attr.name not in self._loaded_types:
+            loaded = self._loaded_types if issubclass(attr, TypeAttribute) else \
+                self._loaded_attrs
+            if attr.name not in loaded:
                 self.load_attr_or_type(attr)
         return True
 

@@ -773,7 +773,14 @@ def _tassign(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
     """The tile bound at the i64 address (PTOAS rebinds the handle; ptosim's tiles are
     values, so the result is the rebound tile and the operand keeps its address)."""
     tassign = ex.m.TASSIGN  # type: ignore[attr-defined]  # the Machine's Python face
-    return [tassign(st.env[op.operands[0]], int(st.env[op.operands[1]]))]
+    src = st.env[op.operands[0]]
+    if isinstance(src, pipes.DeclaredTile):     # pto.declare_tile: a tile of its type here
+        from ..frontend import tile_info
+        from .tiles import alloc_tile
+        sub = st.core.sub if st.core.kind == "vector" else 0
+        return [alloc_tile(ex.m, tile_info(op.operands[0].type), int(st.env[op.operands[1]]),
+                           None, None, sub, op)]
+    return [tassign(src, int(st.env[op.operands[1]]))]
 
 
 def _tile_valid(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
@@ -998,6 +1005,8 @@ _SIMPLE: dict[str, Callable[..., Any]] = {
     "pto.import_reserved_buffer": pipes.import_reserved_buffer,
     "pto.aic_initialize_pipe": pipes.init_pipe, "pto.aiv_initialize_pipe": pipes.init_pipe,
     "pto.tfree_from_aic": pipes.tfree, "pto.tfree_from_aiv": pipes.tfree,
+    "pto.initialize_l2l_pipe": pipes.init_handle, "pto.declare_tile": pipes.declare_tile,
+    "pto.tfree": pipes.tfree_handle,
 }
 
 
@@ -1509,7 +1518,8 @@ _PLAIN: dict[str, Callable[..., Any]] = {
     "pto.vecscope": _vecscope_plain, "pto.strict_vecscope": _vecscope_plain,
 }
 _SUSPENDS = frozenset({"pto.sync.wait", "func.call", "pto.syncall", "pto.tpush_to_aiv",
-                       "pto.tpush_to_aic", "pto.tpop_from_aic", "pto.tpop_from_aiv"})
+                       "pto.tpush_to_aic", "pto.tpop_from_aic", "pto.tpop_from_aiv",
+                       "pto.tpush", "pto.tpop"})
 # (the ops above may yield to the scheduler)
 
 _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
@@ -1518,6 +1528,7 @@ _CONTROL: dict[str, Callable[..., Generator[Wait, None, Any]]] = {
     "pto.sync.wait": _sync_wait, "func.call": _call, "pto.syncall": _syncall,
     "pto.tpush_to_aiv": pipes.tpush, "pto.tpush_to_aic": pipes.tpush,
     "pto.tpop_from_aic": pipes.tpop, "pto.tpop_from_aiv": pipes.tpop,
+    "pto.tpush": pipes.tpush_handle, "pto.tpop": pipes.tpop_handle,
     "pto.vecscope": _vecscope, "pto.strict_vecscope": _vecscope,
 }
 

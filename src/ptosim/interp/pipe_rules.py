@@ -19,6 +19,7 @@ from xdsl.ir import Operation, SSAValue
 from ..targets import Target, get_target
 
 _C2V, _V2C, _BOTH = 1, 2, 3
+_FLAG_IDS = 16                  # hardware cross-core flag ids (PTOAS kMaxHardwareFlagIds)
 _USERS = ("pto.tpush_to_", "pto.tpop_from_", "pto.tfree_from_")
 
 
@@ -52,6 +53,11 @@ def _keys(init: _Init) -> list[tuple[str, str, int]]:
     directions: the C2V buffer, then the V2C one)."""
     op: object = init.op
     dir_mask = _int(init.op, "dir_mask")
+    if init.op.name == "pto.initialize_l2l_pipe":      # the handle form: local, then peer
+        values = [(init.op.local_addr(), dir_mask if dir_mask != _BOTH else _C2V)]  # type: ignore[attr-defined]
+        if dir_mask == _BOTH:
+            values.append((init.op.peer_local_addr(), _V2C))  # type: ignore[attr-defined]
+        return [k for v, d in values if (k := _peer_key(v, init.func, int(d))) is not None]  # type: ignore[arg-type]
     if dir_mask == _BOTH:
         wanted = [("c2v_consumer_buf", _C2V), ("v2c_consumer_buf", _V2C)]
     elif dir_mask == _C2V:
@@ -79,11 +85,19 @@ def pipe_init_problems(functions: dict[str, Operation], target: str | Target
     from ..frontend.pipe_ops import _InitPipe
     local_slot_num = get_target(target).ptoas_local_slot_num
     inits: list[_Init] = []
+    handles: list[_Init] = []
     for fname, func in functions.items():
         here: list[_Init] = []
         users: dict[int, set[int]] = {}
         for op in func.walk():
-            if isinstance(op, _InitPipe):
+            if op.name == "pto.initialize_l2l_pipe":
+                init = _Init(op, fname, {int(_int(u.operation, "split", 0))  # type: ignore[arg-type]
+                                         for u in op.results[0].uses})
+                handles.append(init)
+                if _int(op, "flag_base") is None and not _keys(init):
+                    yield op, ("requires local_addr to come from pto.reserve_buffer or "
+                               "pto.import_reserved_buffer when 'flag_base' is not explicit")
+            elif isinstance(op, _InitPipe):
                 here.append(_Init(op, fname))
                 if not local_slot_num and _int(op, "local_slot_num") is not None:
                     yield op, ("'local_slot_num' is only supported for a2/a3 frontend pipe "
@@ -94,6 +108,7 @@ def pipe_init_problems(functions: dict[str, Operation], target: str | Target
         for init in here:
             init.splits = users.get(int(_int(init.op, "id", 0)), set())  # type: ignore[arg-type]
         inits += here
+    inits += handles
     # peers: inits sharing a consumer buffer (same owner, name and direction)
     parent = list(range(len(inits)))
 
@@ -115,6 +130,7 @@ def pipe_init_problems(functions: dict[str, Operation], target: str | Target
         groups.setdefault(root(i), []).append(i)
     pair = ("requires a complete compatible peer init pair when local_addr comes from "
             "pto.reserve_buffer or pto.import_reserved_buffer")
+    yield from _flag_overflow(groups, inits)
     for members in groups.values():
         group = [inits[i] for i in members]
         head = group[0].op
@@ -128,6 +144,29 @@ def pipe_init_problems(functions: dict[str, Operation], target: str | Target
             yield head, pair
             continue
         yield from _split_problems(group)
+
+
+def _flag_overflow(groups: dict[int, list[int]], inits: list[_Init]
+                   ) -> Iterable[tuple[Operation, str]]:
+    """PTOAS gives each peer component (and each init with an explicit flag_base) its own
+    flag range, 4 ids for both directions else 2: a function's ranges must fit in the 16
+    hardware flag ids."""
+    parts = [[inits[i] for i in members] for members in groups.values()]
+    grouped = {id(i.op) for part in parts for i in part}
+    explicit: dict[tuple[str, int | None], _Init] = {}     # one range per explicit base
+    for i in inits:
+        if id(i.op) not in grouped and i.op.name == "pto.initialize_l2l_pipe":
+            explicit.setdefault((i.func, _int(i.op, "flag_base")), i)
+    parts += [[i] for i in explicit.values()]
+    used: dict[str, int] = {}
+    for part in parts:
+        width = 4 if any(_int(i.op, "dir_mask") == _BOTH for i in part) else 2
+        for func in {i.func for i in part}:
+            used[func] = used.get(func, 0) + width
+            if used[func] > _FLAG_IDS:
+                yield part[0].op, (f"requires all pipe components in a function to fit "
+                                   f"within {_FLAG_IDS} hardware flag ids")
+                return
 
 
 def _split_problems(group: list[_Init]) -> Iterable[tuple[Operation, str]]:

@@ -65,6 +65,11 @@ class Pipe:
     v2c_buf: int | None
     prod: int = 0
     cons: int = 0
+    handle: bool = False        # made by pto.initialize_l2l_pipe (no id: its flag base)
+
+    @property
+    def label(self) -> str:
+        return f"flag_base {self.flag}" if self.handle else f"id {self.ident}"
 
     @property
     def period(self) -> int:
@@ -80,6 +85,8 @@ class PipePlan:
     flags: dict[int, int] = field(default_factory=dict)
     nosplit: dict[int, bool] = field(default_factory=dict)
     per_core: dict[tuple[Any, int], Pipe] = field(default_factory=dict)
+    # handle form: each pto.initialize_l2l_pipe's (flag base, nosplit)
+    handles: dict[Operation, tuple[int, bool]] = field(default_factory=dict)
 
 
 def plan(ex: Executor) -> PipePlan:
@@ -122,8 +129,62 @@ def plan(ex: Executor) -> PipePlan:
         # nosplit: explicit, else inferred from the split of the ops that use the pipe
         used = splits.get(ident, set())
         p.nosplit[ident] = explicit.get(ident, used == {0})
+    _plan_handles(ex, p, nxt)
     ex._pipe_plan = p  # type: ignore[attr-defined]
     return p
+
+
+def _plan_handles(ex: Executor, p: PipePlan, start: int) -> None:
+    """Flag bases and nosplit of the handle form's pipes, as PTOAS's passes decide them:
+    peer inits are grouped by the reserved buffer their local_addr names
+    (PTOResolveReservedBuffers), an init whose local_addr is no reserved buffer by its
+    explicit flag_base. A group's base is an explicit flag_base of a member, else the
+    lowest even base at or after ``start`` (the frontend pipes' ids come first) whose
+    range overlaps no range already taken in the group's functions (4 ids with dir_mask 3,
+    else 2). nosplit: explicit, else whether the ops on the group's handles all use
+    split = 0 (PTOInferValidatePipeInit)."""
+    from ..frontend.pipe_handle_ops import InitializeL2LPipeOp
+    from .pipe_rules import _peer_key
+    groups: dict[Any, list[tuple[str, Operation]]] = {}
+    for fname, func in ex.sync.functions.items():
+        for op in func.walk():
+            if not isinstance(op, InitializeL2LPipeOp):
+                continue
+            peer = _peer_key(op.local_addr(), fname, 1)
+            key: Any = peer[:2] if peer is not None else ("flag", _int(op, "flag_base"))
+            if key == ("flag", None):       # pipe_rules reports it before the run
+                raise VerifyError(f"{op.name}: requires local_addr to come from "
+                                  f"pto.reserve_buffer or pto.import_reserved_buffer when "
+                                  f"'flag_base' is not explicit", op=op.name,
+                                  loc=ex.locate(op))
+            groups.setdefault(key, []).append((fname, op))
+    taken: dict[str, list[tuple[int, int]]] = {}
+
+    def take(funcs: set[str], base: int, width: int) -> None:
+        for f in funcs:
+            taken.setdefault(f, []).append((base, base + width))
+
+    plans: list[tuple[list[tuple[str, Operation]], int | None, int]] = []
+    for inits in groups.values():
+        width = 4 if any(_int(op, "dir_mask") == 3 for _, op in inits) else 2
+        given = [b for _, op in inits if (b := _int(op, "flag_base")) is not None]
+        plans.append((inits, given[0] if given else None, width))
+        if given:
+            take({f for f, _ in inits}, given[0], width)
+    for inits, base, width in plans:
+        funcs = {f for f, _ in inits}
+        if base is None:
+            base = start
+            while any(lo < base + width and base < hi for f in funcs
+                      for lo, hi in taken.get(f, [])):
+                base += 2
+            take(funcs, base, width)
+        splits = {int(_int(use.operation, "split")) for _, op in inits  # type: ignore[arg-type]
+                  for use in op.results[0].uses}
+        ns = [v for _, op in inits if (v := _int(op, "nosplit")) is not None]
+        nosplit = bool(ns[0]) if ns else splits == {0}
+        for _, op in inits:
+            p.handles[op] = (base, nosplit)
 
 
 def _reserve(ex: Executor, space: str, size: int, base: int | None) -> int:
@@ -263,7 +324,7 @@ def check_split(pipe: Pipe, split: int, op_name: str) -> None:
     """A pipe's ops are all split = 0 (a nosplit pipe) or all split."""
     if pipe.nosplit != (split == 0):
         raise PipeError(f"split = {split} on a {'nosplit' if pipe.nosplit else 'split'} pipe "
-                        f"(id {pipe.ident}): a pipe's ops are all split = 0 or all split",
+                        f"({pipe.label}): a pipe's ops are all split = 0 or all split",
                         op=op_name)
 
 
@@ -344,12 +405,20 @@ def _size(dtype: Any) -> int:
 
 
 def tpush(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, None]:
-    """TPUSH: wait for a free slot (sparsely), move the tile into it, set data ready."""
+    """The frontend form's TPUSH (``pto.tpush_to_aiv`` / ``_to_aic``)."""
     to_vector = op.name == "pto.tpush_to_aiv"
     ex._require_core(st, op, op.name, "cube" if to_vector else "vector")
     pipe = _pipe(ex, st, op, 1 if to_vector else 2)
-    split = int(_int(op, "split"))  # type: ignore[arg-type]
-    tile = st.env[op.operands[0]]
+    yield from push(ex, st, op, pipe, to_vector, int(_int(op, "split")),  # type: ignore[arg-type]
+                    st.env[op.operands[0]])
+
+
+def push(ex: Executor, st: CoreState, op: Operation, pipe: Pipe, to_vector: bool,
+         split: int, tile: Any) -> Generator[Any, None, None]:
+    """TPUSH: wait for a free slot (sparsely), move the tile into it, set data ready. The
+    data move is accounted as the frontend op of its direction (FIX / MTE3)."""
+    from ..isa import BY_MNEMONIC
+    spec = BY_MNEMONIC["pto.tpush_to_aiv" if to_vector else "pto.tpush_to_aic"]
     for ident, unit in push_waits(pipe, to_vector):
         yield from ex.sync.wait(st.core, ident, op, pipe=unit)
     from .tiles import alloc_tile
@@ -359,7 +428,7 @@ def tpush(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, No
         info, mode = c2v_slot_info(tile, split)
         addr, _ = _slot_tile(ex, st, op, info, pipe.c2v_buf, pipe, pipe.prod)
         dst = alloc_tile(ex.m, info, addr, None, None, 0, op)
-        ex._invoke(st, op, op.SPEC, [dst, tile], {"mode": mode},  # type: ignore[attr-defined]
+        ex._invoke(st, op, spec, [dst, tile], {"mode": mode},
                    call=ex.m.TMOV)  # type: ignore[attr-defined]
     else:
         if pipe.v2c_buf is None:
@@ -368,7 +437,7 @@ def tpush(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, No
         info, r0, c0 = v2c_slot_info(tile, split, st.core.sub)
         addr, _ = _slot_tile(ex, st, op, info, pipe.v2c_buf, pipe, pipe.prod)
         dst = alloc_tile(ex.m, info, addr, None, None, 0, op)
-        ex._invoke(st, op, op.SPEC, [dst, tile, r0, c0], {},  # type: ignore[attr-defined]
+        ex._invoke(st, op, spec, [dst, tile, r0, c0], {},
                    call=ex.m.TINSERT)  # type: ignore[attr-defined]
     pipe.prod += 1
     for ident, unit in push_records(pipe, to_vector):
@@ -377,40 +446,147 @@ def tpush(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, No
 
 
 def tpop(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, list[Any]]:
-    """TPOP: wait for data ready, bind the result tile to the slot (a5: no bytes move)."""
+    """The frontend form's TPOP (``pto.tpop_from_aic`` / ``_from_aiv``)."""
     from_cube = op.name == "pto.tpop_from_aic"
     ex._require_core(st, op, op.name, "vector" if from_cube else "cube")
     pipe = _pipe(ex, st, op, 1 if from_cube else 2)
+    valid = None
+    if op.operands:
+        vr, vc = (int(st.env[v]) for v in op.operands)
+        valid = (vr, vc)
+    tile = yield from pop(ex, st, op, pipe, from_cube, op.results[0].type, valid)
+    return [tile]
+
+
+def pop(ex: Executor, st: CoreState, op: Operation, pipe: Pipe, from_cube: bool,
+        tile_type: Any, valid: tuple[int, int] | None) -> Generator[Any, None, Any]:
+    """TPOP: wait for data ready, bind a ``tile_type`` tile to the slot (a5: no bytes
+    move)."""
     for ident, unit in pop_waits(pipe, from_cube):
         yield from ex.sync.wait(st.core, ident, op, pipe=unit)
     base = pipe.c2v_buf if from_cube else pipe.v2c_buf
     if base is None:
         raise PipeError(f"the pipe has no {'c2v' if from_cube else 'v2c'}_consumer_buf",
                         op=op.name)
-    addr, info = _slot_tile(ex, st, op, op.results[0].type, base, pipe, pipe.cons)
+    addr, info = _slot_tile(ex, st, op, tile_type, base, pipe, pipe.cons)
     pipe.cons += 1
     from .tiles import alloc_tile
     vr = vc = None
-    if op.operands:
-        vr, vc = (int(st.env[v]) for v in op.operands)
+    if valid is not None:
+        vr, vc = valid
     elif None in info["valid"]:
         # a '?' valid shape with no operands: PTOAS declares the tile without a
         # SetValidShape (lit tpush_tpop_dynamic_validshape_default_a5); the full shape
         vr, vc = int(info["rows"]), int(info["cols"])
     sub = st.core.sub if st.core.kind == "vector" else 0
-    return [alloc_tile(ex.m, info, addr, vr, vc, sub, op)]
+    return alloc_tile(ex.m, info, addr, vr, vc, sub, op)
 
 
 def tfree(ex: Executor, st: CoreState, op: Operation) -> None:
-    """TFREE: slot free after every SyncPeriod-th popped tile."""
+    """The frontend form's TFREE (``pto.tfree_from_aic`` / ``_from_aiv``)."""
     from_cube = op.name == "pto.tfree_from_aic"
     ex._require_core(st, op, op.name, "vector" if from_cube else "cube")
-    pipe = _pipe(ex, st, op, 1 if from_cube else 2)
+    free(ex, st, op, _pipe(ex, st, op, 1 if from_cube else 2), from_cube)
+
+
+def free(ex: Executor, st: CoreState, op: Operation, pipe: Pipe, from_cube: bool) -> None:
+    """TFREE: slot free after every SyncPeriod-th popped tile."""
     if pipe.cons == 0:
-        raise PipeError(f"nothing popped from pipe id {pipe.ident} yet: TFREE releases the "
+        raise PipeError(f"nothing popped from pipe {pipe.label} yet: TFREE releases the "
                         f"slot of the last TPOP", op=op.name)
     for ident, unit in free_records(pipe, from_cube):
         ex.sync.signal(st.core, ident, op, pipe=unit)
+
+
+# --- the handle form (pto.initialize_l2l_pipe -> !pto.pipe, pto.tpush / tpop / tfree): the
+# same protocol, on the Pipe its init left in the handle's value
+
+
+class DeclaredTile:
+    """A `pto.declare_tile` value no `pto.tpop` has bound to a slot yet."""
+
+    def __init__(self, op: Operation) -> None:
+        self.op = op
+
+    def __repr__(self) -> str:
+        return "<a pto.declare_tile tile that no pto.tpop has bound to a slot yet>"
+
+
+def declare_tile(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    return [DeclaredTile(op)]
+
+
+def init_handle(ex: Executor, st: CoreState, op: Operation) -> list[Any]:
+    """``pto.initialize_l2l_pipe``: TPipe's constructor on this core (its kind picks the
+    consumer side whose slots it frees); the result is the core's Pipe."""
+    _require_a5(ex, op)
+    if st.core.kind not in ("cube", "vector"):
+        ex._require_core(st, op, op.name, "vector")
+    base, nosplit = plan(ex).handles[op]
+    dir_mask = int(_int(op, "dir_mask"))  # type: ignore[arg-type]
+    local = int(st.env[op.local_addr()])  # type: ignore[attr-defined]
+    peer = op.peer_local_addr()  # type: ignore[attr-defined]
+    c2v = local if dir_mask & 1 else None
+    v2c = (int(st.env[peer]) if dir_mask == 3 else local) if dir_mask & 2 else None
+    pipe = Pipe(base, dir_mask, int(_int(op, "slot_size")),  # type: ignore[arg-type]
+                int(_int(op, "slot_num")), nosplit, base, c2v, v2c,  # type: ignore[arg-type]
+                handle=True)
+    for ident_, unit in init_frees(pipe, st.core.kind):
+        ex.sync.signal(st.core, ident_, op, pipe=unit)
+    return [pipe]
+
+
+def _handle(ex: Executor, st: CoreState, op: Operation, direction: int) -> Pipe:
+    """The Pipe of a handle op's ``!pto.pipe`` operand on this core, checked for the
+    direction and split the op uses."""
+    _require_a5(ex, op)
+    value = op.pipe()  # type: ignore[attr-defined]
+    pipe = st.env.get(value)
+    if not isinstance(pipe, Pipe):
+        raise PipeError(f"the pipe handle is not initialised on {st.core.name}: its "
+                        f"pto.initialize_l2l_pipe did not run on this core", op=op.name)
+    if not pipe.dir_mask & direction:
+        raise PipeError(f"the pipe of {pipe.label} has dir_mask {pipe.dir_mask}, which has no "
+                        f"{'C2V' if direction == 1 else 'V2C'} direction", op=op.name)
+    check_split(pipe, int(_int(op, "split")), op.name)  # type: ignore[arg-type]
+    return pipe
+
+
+def _tile_loc(op: Operation, value: Any) -> str:
+    from ..frontend import tile_info
+    return str(tile_info(value.type)["loc"])
+
+
+def tpush_handle(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, None]:
+    """``pto.tpush(%tile, %pipe)``: an Acc tile goes C2V from the cube, a Vec tile V2C from
+    a vector core (PTOAS TPushOp getPipe)."""
+    to_vector = _tile_loc(op, op.tile()) == "acc"  # type: ignore[attr-defined]
+    ex._require_core(st, op, f"{op.name} of a loc={'acc' if to_vector else 'vec'} tile",
+                     "cube" if to_vector else "vector")
+    pipe = _handle(ex, st, op, 1 if to_vector else 2)
+    yield from push(ex, st, op, pipe, to_vector, int(_int(op, "split")),  # type: ignore[arg-type]
+                    st.env[op.tile()])  # type: ignore[attr-defined]
+
+
+def tpop_handle(ex: Executor, st: CoreState, op: Operation) -> Generator[Any, None, None]:
+    """``pto.tpop(%tile, %pipe)``: binds ``%tile`` (its declared type) to the next slot; a
+    Vec tile pops C2V on a vector core, a Mat tile V2C on the cube."""
+    value = op.tile()  # type: ignore[attr-defined]
+    from_cube = _tile_loc(op, value) == "vec"
+    ex._require_core(st, op, f"{op.name} of a loc={'vec' if from_cube else 'mat'} tile",
+                     "vector" if from_cube else "cube")
+    pipe = _handle(ex, st, op, 1 if from_cube else 2)
+    st.env[value] = yield from pop(ex, st, op, pipe, from_cube, value.type, None)
+    return None
+
+
+def tfree_handle(ex: Executor, st: CoreState, op: Operation) -> None:
+    """``pto.tfree(%pipe)``: frees the consumer side of this core (C2V on a vector core,
+    V2C on the cube)."""
+    if st.core.kind not in ("cube", "vector"):
+        ex._require_core(st, op, op.name, "vector")
+    from_cube = st.core.kind == "vector"
+    free(ex, st, op, _handle(ex, st, op, 1 if from_cube else 2), from_cube)
 
 
 def skips_nosplit_guard(ex: Executor, st: CoreState, region_op: Operation) -> bool:
@@ -425,9 +601,13 @@ def skips_nosplit_guard(ex: Executor, st: CoreState, region_op: Operation) -> bo
 
 
 def _nosplit_only(ex: Executor, region_op: Operation) -> bool:
+    from ..frontend.pipe_handle_ops import InitializeL2LPipeOp
     from ..frontend.pipe_ops import AivInitializePipeOp
-    inits = [op for op in region_op.walk() if isinstance(op, AivInitializePipeOp)]
+    inits = [op for op in region_op.walk()
+             if isinstance(op, (AivInitializePipeOp, InitializeL2LPipeOp))]
     if not inits:
         return False
     p = plan(ex)
-    return all(p.nosplit.get(int(_int(op, "id", 0)), True) for op in inits)  # type: ignore[arg-type]
+    return all(p.handles[op][1] if isinstance(op, InitializeL2LPipeOp)
+               else p.nosplit.get(int(_int(op, "id", 0)), True)  # type: ignore[arg-type]
+               for op in inits)

@@ -30,11 +30,8 @@ def _op(name: str, area: str, *mnemonics: str, method: bool = True) -> PlannedOp
 MANUAL: tuple[PlannedOp, ...] = (
     _op("TPACK", "vector tile"),
     _op("TGET_SCALE_ADDR", "cube tile", "pto.tget_scale_addr", method=False),
-    # a5's local pipes run (Python face, .pto frontend forms); the handle forms do not
-    _op("TPUSH", "pipes and sync", "pto.tpush", method=False),
-    _op("TPOP", "pipes and sync", "pto.tpop", method=False),
+    # a5's local pipes run (Python face, .pto frontend and handle forms); TALLOC is GM only
     _op("TALLOC", "pipes and sync", "pto.talloc", "pto.talloc_to_aic", "pto.talloc_to_aiv"),
-    _op("TFREE", "pipes and sync", "pto.tfree", method=False),
 )
 
 # Ops of PTOAS's ``pto`` dialect outside the manual's op pages (its SIMT layer, scalar
@@ -47,9 +44,9 @@ PTOAS_ONLY: frozenset[str] = frozenset(f"pto.{n}" for n in str.split("""
     comm.tget_async comm.tnotify comm.tput comm.tput_async comm.treduce comm.tscatter
     comm.ttest comm.twait convert copy_gm_to_cbuf_multi_dn2nz
     copy_gm_to_cbuf_multi_nd2nz copy_matrix_cc_to_cbuf copy_matrix_cc_to_gm
-    copy_matrix_cc_to_ub declare_eventid_array declare_global declare_local_array declare_tile
+    copy_matrix_cc_to_ub declare_eventid_array declare_global declare_local_array
     declare_tile_memref eventid_array_get eventid_array_set floor fma
-    initialize_l2g2l_pipe initialize_l2l_pipe
+    initialize_l2g2l_pipe
     inttoptr keep ldg load load_cbuf_to_ca_s4 load_cbuf_to_cb_mx load_cbuf_to_cb_s4
     local_array_get local_array_set mad_bias_raw mad_mx_bias_raw mad_mx_raw mad_raw
     materialize_tile mul_i32toi64 mulhi pointer_cast prmt ptrtoint redux_add

@@ -23,4 +23,11 @@ ROWS: tuple[OpSpec, ...] = (
     OpSpec("tpop_from_aiv", "sync", "S", "cube"),
     OpSpec("tfree_from_aic", "sync", "S", "vector"),
     OpSpec("tfree_from_aiv", "sync", "S", "cube"),
+    # the handle form (PTOAS InitializeL2LPipeOp ...): a push's data move runs as the
+    # frontend op of its direction does (its spec), so these pipes only name the issue
+    OpSpec("initialize_l2l_pipe", "sync", "S", "any"),
+    OpSpec("declare_tile", "sync", "S", "any"),
+    OpSpec("tpush", "sync", "S", "any"),
+    OpSpec("tpop", "sync", "S", "any"),
+    OpSpec("tfree", "sync", "S", "any"),
 )
