@@ -89,6 +89,21 @@ def _buffers(c2v: bool, size: int) -> tuple[str, str]:
     return (theirs, mine) if c2v else (mine, theirs)
 
 
+def _part_offsets(split: int, rows: int, cols: int) -> str:
+    """%r0 / %q0: where this vector core's part starts (split 1: rows, split 2: columns)."""
+    if not split:
+        return "    %r0 = arith.addi %c0, %c0 : index\n    %q0 = arith.addi %c0, %c0 : index\n"
+    return f"""    %s64 = pto.get_subblock_idx
+    %sub = arith.index_cast %s64 : i64 to index
+    %r0 = arith.muli %sub, %c{rows if split == 1 else 0} : index
+    %q0 = arith.muli %sub, %c{cols if split == 2 else 0} : index
+"""
+
+
+def _index_consts(*values: int) -> str:
+    return "".join(f"    %c{v} = arith.constant {v} : index\n" for v in sorted(set(values)))
+
+
 def c2v_kernel(split: int, form_handle: bool, **kw) -> str:
     """Cube: acc_i = A_i @ B (16 x N cols), pushed; vector cores: pop their part, store
     twice it. split 1 halves the rows, split 2 the columns (32 wide: a5 needs 32)."""
@@ -96,13 +111,8 @@ def c2v_kernel(split: int, form_handle: bool, **kw) -> str:
     yr, yc = (m // 2, n) if split == 1 else (m, n // 2) if split == 2 else (m, n)
     f = Form(form_handle, 1, yr * yc * 4, split, **kw)
     cube_buf, vec_buf = _buffers(True, 2 * yr * yc * 4)
-    off = (f"""    %s64 = pto.get_subblock_idx
-    %sub = arith.index_cast %s64 : i64 to index
-    %r0 = arith.muli %sub, %c{yr if split == 1 else 0} : index
-    %q0 = arith.muli %sub, %c{yc if split == 2 else 0} : index
-""" if split else "    %r0 = arith.addi %c0, %c0 : index\n    %q0 = arith.addi %c0, %c0 : index\n")
-    consts = "".join(f"    %c{v} = arith.constant {v} : index\n"
-                     for v in sorted({0, 1, m, k, n, yr, yc, N * m}))
+    off = _part_offsets(split, yr, yc)
+    consts = _index_consts(0, 1, m, k, n, yr, yc, N * m)
     return f"""module {{
   func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {{pto.entry}} {{
     func.call @cube(%a, %b) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()
@@ -171,13 +181,8 @@ def v2c_kernel(split: int, form_handle: bool, **kw) -> str:
     xr, xc = (m // 2, k) if split == 1 else (m, k // 2) if split == 2 else (m, k)
     f = Form(form_handle, 2, m * k * 4, split, **kw)
     cube_buf, vec_buf = _buffers(False, 2 * m * k * 4)
-    off = (f"""    %s64 = pto.get_subblock_idx
-    %sub = arith.index_cast %s64 : i64 to index
-    %r0 = arith.muli %sub, %c{xr if split == 1 else 0} : index
-    %q0 = arith.muli %sub, %c{xc if split == 2 else 0} : index
-""" if split else "    %r0 = arith.addi %c0, %c0 : index\n    %q0 = arith.addi %c0, %c0 : index\n")
-    consts = "".join(f"    %c{v} = arith.constant {v} : index\n"
-                     for v in sorted({0, 1, m, k, n, xr, xc, N * m}))
+    off = _part_offsets(split, xr, xc)
+    consts = _index_consts(0, 1, m, k, n, xr, xc, N * m)
     return f"""module {{
   func.func @k(%x: !pto.ptr<f32>, %b: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {{pto.entry}} {{
     func.call @cube(%b, %out) : (!pto.ptr<f32>, !pto.ptr<f32>) -> ()
