@@ -385,8 +385,13 @@ def _pipe(ex: Executor, st: CoreState, op: Operation, direction: int) -> Pipe:
         init = "pto.aic_initialize_pipe" if st.core.kind == "cube" else "pto.aiv_initialize_pipe"
         raise PipeError(f"pipe id {ident} is not initialised on {st.core.name}: run {init} "
                         f"{{id = {ident}, ...}} first", op=op.name)
+    return _checked_use(pipe, f"pipe id {ident}", direction, op)
+
+
+def _checked_use(pipe: Pipe, name: str, direction: int, op: Operation) -> Pipe:
+    """``pipe`` if it has the op's direction and agrees with its split."""
     if not pipe.dir_mask & direction:
-        raise PipeError(f"pipe id {ident} has dir_mask {pipe.dir_mask}, which has no "
+        raise PipeError(f"{name} has dir_mask {pipe.dir_mask}, which has no "
                         f"{'C2V' if direction == 1 else 'V2C'} direction", op=op.name)
     check_split(pipe, int(_int(op, "split")), op.name)  # type: ignore[arg-type]
     return pipe
@@ -545,11 +550,7 @@ def _handle(ex: Executor, st: CoreState, op: Operation, direction: int) -> Pipe:
     if not isinstance(pipe, Pipe):
         raise PipeError(f"the pipe handle is not initialised on {st.core.name}: its "
                         f"pto.initialize_l2l_pipe did not run on this core", op=op.name)
-    if not pipe.dir_mask & direction:
-        raise PipeError(f"the pipe of {pipe.label} has dir_mask {pipe.dir_mask}, which has no "
-                        f"{'C2V' if direction == 1 else 'V2C'} direction", op=op.name)
-    check_split(pipe, int(_int(op, "split")), op.name)  # type: ignore[arg-type]
-    return pipe
+    return _checked_use(pipe, f"the pipe of {pipe.label}", direction, op)
 
 
 def _tile_loc(op: Operation, value: Any) -> str:
