@@ -1,5 +1,7 @@
 """FIXPIPE writebacks: mte_l0c_gm / mte_l0c_l1 / mte_l0c_ub (seed page 001)."""
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -170,6 +172,18 @@ def test_vector_scale_keeps_19_bits(m):
     assert (m.read(out, 256) == 1024.0).all()
     m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0, pre_quant=(scale, "qf322f32_pre_scalar"))
     assert (m.read(out, 256) == np.float32(1024 * scale)).all()
+
+
+def test_a_scalar_scale_past_f32_is_inf_quietly(m):
+    """A Python scale beyond f32's range is what the register can hold of it, inf, without
+    numpy's overflow warning (found by the hostile-argument fuzz)."""
+    c = np.full((16, 16), 2.0, np.float32)
+    out = m.gm_empty(256, "f32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.mte_l0c_gm(put_acc(m, c), out, 16, 16, 16, 16, 0, 0,
+                     pre_quant=(-1e300, "qf322f32_pre_scalar"))
+    assert np.isneginf(m.read(out, 256)).all()
 
 
 @pytest.mark.parametrize("mode, dst, fn", [

@@ -495,11 +495,13 @@ class FixpipeOps(MachineState):
                 out["offset"] = np.zeros(n, np.int64)
                 out["signed"] = np.full(n, bool(bits >> 46 & 1))
             else:
-                out["scale"] = np.full(n, np.float32(plan.quant_payload), np.float32)
+                with np.errstate(over="ignore"):    # the register holds f32(scale): inf past
+                    out["scale"] = np.full(n, np.float32(plan.quant_payload), np.float32)
                 out["offset"] = np.zeros(n, np.int64)
                 out["signed"] = np.zeros(n, bool)
         if plan.relu == "scalar_relu":
-            alpha = np.array([np.float32(plan.relu_payload)], np.float32).view(np.uint32)
+            with np.errstate(over="ignore"):        # (likewise f32(alpha))
+                alpha = np.array([np.float32(plan.relu_payload)], np.float32).view(np.uint32)
             out["alpha"] = np.repeat(_f32_from_word(alpha), n)
         elif plan.relu == "vector_relu":
             buf, off = self._region(plan.relu_payload, 4 * n, access="R", op=op,
