@@ -190,16 +190,23 @@ def _load_fz(m: TileOps, t: ConvTile, g: GlobalTensor, src: Ptr) -> None:
     m.mte_gm_l1(src, t.ptr, row, nburst=(c1hw, gs1 * es, row))
 
 
+def _pixel_view(t: ConvTile, g: GlobalTensor, dims: str, outer: tuple[int, int, int, int],
+                c: int) -> None:
+    """An NHWC / NCHW view's (1, N, H, W) are the tile's and its C channels fit C1 x C0."""
+    n, c1, h, w, c0 = t.shape
+    if outer != (1, n, h, w):
+        raise _fail(f"an {g.layout} view is {dims} with N, H, W the tile's ({n}, {h}, {w}), "
+                    f"got {g.shape}", "src")
+    if c > c1 * c0:
+        raise _fail(f"C = {c} channels do not fit the tile's C1 x C0 = {c1 * c0}", "src")
+
+
 def _load_nhwc(m: TileOps, t: ConvTile, g: GlobalTensor, src: Ptr) -> None:
     """NHWC [1, N, H, W, C] -> NC1HWC0: per n, a group per h of W rows x C channels."""
     n, c1, h, w, c0 = t.shape
     es = t.dtype.size
     s0, sn, sh, sw, c = g.shape
-    if (s0, sn, sh, sw) != (1, n, h, w):
-        raise _fail(f"an NHWC view is [1, N, H, W, C] with N, H, W the tile's ({n}, {h}, "
-                    f"{w}), got {g.shape}", "src")
-    if c > c1 * c0:
-        raise _fail(f"C = {c} channels do not fit the tile's C1 x C0 = {c1 * c0}", "src")
+    _pixel_view(t, g, "[1, N, H, W, C]", (s0, sn, sh, sw), c)
     _, gs1, gs2, gs3, gs4 = g.stride
     if gs4 != 1:
         raise _fail(f"nd2nz reads each pixel's C channels contiguously: the view's channel "
@@ -217,11 +224,7 @@ def _load_nchw(m: TileOps, t: ConvTile, g: GlobalTensor, src: Ptr) -> None:
     n, c1, h, w, c0 = t.shape
     es = t.dtype.size
     s0, sn, c, sh, sw = g.shape
-    if (s0, sn, sh, sw) != (1, n, h, w):
-        raise _fail(f"an NCHW view is [1, N, C, H, W] with N, H, W the tile's ({n}, {h}, "
-                    f"{w}), got {g.shape}", "src")
-    if c > c1 * c0:
-        raise _fail(f"C = {c} channels do not fit the tile's C1 x C0 = {c1 * c0}", "src")
+    _pixel_view(t, g, "[1, N, C, H, W]", (s0, sn, sh, sw), c)
     _, gs1, gs2, gs3, gs4 = g.stride
     if gs4 != 1:
         raise _fail(f"dn2nz reads each row's W pixels contiguously: the view's W stride "
