@@ -225,11 +225,17 @@ def _function_of(op: Operation) -> str:
     return parent.properties["sym_name"].data  # type: ignore[attr-defined]
 
 
-def _require_a5(ex: Executor, op: Operation) -> None:
-    if not ex.m.target.acc_to_vec:      # a5's local FIFOs (L0C -> UB, UB -> L1)
+def require_local_pipes(target: Any, op_name: str) -> None:
+    """The target has a5's local FIFOs (L0C -> UB, UB -> L1); a2a3's GM FIFO pipes are not
+    implemented (both faces)."""
+    if not target.acc_to_vec:
         raise NotImplementedOpError(
-            f"{op.name} on {ex.m.target.name}: ptosim runs the a5 pipes (local consumer "
-            f"buffers); a2a3's GM FIFO pipes are not implemented yet", op=op.name)
+            f"{op_name} on {target.name}: ptosim runs the a5 pipes (local consumer "
+            f"buffers); a2a3's GM FIFO pipes are not implemented yet", op=op_name)
+
+
+def _require_a5(ex: Executor, op: Operation) -> None:
+    require_local_pipes(ex.m.target, op.name)
 
 
 def init_pipe(ex: Executor, st: CoreState, op: Operation) -> None:

@@ -102,10 +102,8 @@ def _sync(m: TileOps) -> SyncService:
 
 
 def _require_a5(m: TileOps, op: str) -> None:
-    if not m.target.acc_to_vec:          # a5's local FIFOs (L0C -> UB, UB -> L1)
-        raise NotImplementedOpError(
-            f"{op} on {m.target.name}: ptosim runs the a5 pipes (local consumer buffers); "
-            f"a2a3's GM FIFO pipes are not implemented yet", op=op)
+    from ..interp.pipes import require_local_pipes
+    require_local_pipes(m.target, op)
 
 
 def _int(op: str, name: str, value: object) -> int:
