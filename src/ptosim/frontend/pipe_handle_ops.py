@@ -206,6 +206,18 @@ class _TileAndPipe(_HandleOp):
         printer.print_string(") ")
         printer.print_op_attributes(self.attributes)
 
+    # the tile locations the op takes, and PTOAS's message for another
+    LOCS: ClassVar[tuple[str, ...]] = ()
+    BAD_LOC: ClassVar[str] = ""
+
+    def verify_(self) -> None:
+        if len(self.args) != 2:
+            raise VerifyException(f"{self.name}: expects a tile and a pipe")
+        _check_handle(self, self.args[1])
+        _split(self)
+        if _loc(self.args[0].type) not in self.LOCS:
+            raise VerifyException(f"{self.name}: {self.BAD_LOC}, got {self.args[0].type}")
+
     def tile(self) -> SSAValue:
         return self.args[0]
 
@@ -218,15 +230,9 @@ class TPushOp(_TileAndPipe):
     """An Acc tile goes C2V (FIXPIPE), a Vec tile V2C (MTE3): PTOAS TPushOp getPipe."""
 
     name = "pto.tpush"
-
-    def verify_(self) -> None:
-        if len(self.args) != 2:
-            raise VerifyException(f"{self.name}: expects a tile and a pipe")
-        _check_handle(self, self.args[1])
-        _split(self)
-        if _loc(self.args[0].type) not in ("acc", "vec"):
-            raise VerifyException(f"{self.name}: tile type must map to a supported producer "
-                                  f"pipe (a loc=acc or loc=vec tile), got {self.args[0].type}")
+    LOCS: ClassVar[tuple[str, ...]] = ("acc", "vec")
+    BAD_LOC: ClassVar[str] = ("tile type must map to a supported producer pipe (a loc=acc or "
+                              "loc=vec tile)")
 
 
 @irdl_op_definition
@@ -234,16 +240,9 @@ class TPopOp(_TileAndPipe):
     """A Vec tile pops C2V (on the AIV), a Mat tile V2C (on the AIC)."""
 
     name = "pto.tpop"
-
-    def verify_(self) -> None:
-        if len(self.args) != 2:
-            raise VerifyException(f"{self.name}: expects a tile and a pipe")
-        _check_handle(self, self.args[1])
-        _split(self)
-        if _loc(self.args[0].type) not in ("vec", "mat"):
-            raise VerifyException(f"{self.name}: tile type and target arch must map to a "
-                                  f"supported consumer pipe (a loc=vec or loc=mat tile), got "
-                                  f"{self.args[0].type}")
+    LOCS: ClassVar[tuple[str, ...]] = ("vec", "mat")
+    BAD_LOC: ClassVar[str] = ("tile type and target arch must map to a supported consumer "
+                              "pipe (a loc=vec or loc=mat tile)")
 
 
 @irdl_op_definition
