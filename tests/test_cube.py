@@ -288,6 +288,51 @@ def test_mad_rejects(m, over, kw, err, msg):
     assert str(info.value).startswith("mad: ")
 
 
+def test_mad_set_up_is_memoised_per_operand_values(m):
+    """A set-up checked once is reused for the same operands only: operands equal to the
+    cached ones but of another type still meet the checks, and a failing call raises every
+    time (only successful set-ups are kept)."""
+    args = _mad_args(m)
+    m.mad(**args)
+    m.mad(**args)                                        # the cached set-up
+    m.mad(**{**args, "m": np.int64(16)})                 # numpy ints pass as before
+    m.mad(**args, disable_gemv=np.bool_(True))
+    for _ in range(2):
+        with pytest.raises(FieldRangeError, match="m must be an integer, got True"):
+            m.mad(**{**args, "m": True, "k": 16})
+        with pytest.raises(FieldRangeError, match=r"n must be an integer, got 16\.0"):
+            m.mad(**{**args, "n": 16.0})
+        with pytest.raises(FieldRangeError, match="disable_gemv must be a boolean, got 0"):
+            m.mad(**args, disable_gemv=0)
+        with pytest.raises(AlignmentError, match="lhs byte offset 16"):
+            m.mad(**{**args, "lhs": m.ptr("l0a", "f16", 16)})
+        with pytest.raises(OutOfBoundsError, match="dst touches l0c bytes"):
+            m.mad(**{**args, "dst": m.ptr("l0c", "f32", 256 * 1024 - 512)})
+
+
+def test_mad_cached_set_up_gives_the_same_bytes():
+    """Repeated mad_bias / mad_acc calls (the later ones on cached set-ups) give the bits
+    of the widened product computed directly, inf and NaN inputs included."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((40, 48)).astype(np.float16)
+    b = rng.standard_normal((48, 32)).astype(np.float16)
+    a[3, 5], a[7, 1], b[2, 9] = np.inf, np.nan, -np.inf
+    m = ptosim.Machine(poison=0)
+    l0a, l0b = _load_operands(m, a, b)
+    l0c, bias = m.ptr("l0c", "f32", 0), m.ptr("bt", "f32", 0)
+    row = rng.standard_normal(32).astype(np.float32)
+    m.write(bias, row)
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = a.astype(np.float64).astype(np.float32) @ b.astype(np.float64).astype(np.float32)
+        want = ((p + row) + p) + p
+    for _ in range(3):
+        m.mad_bias(l0a, l0b, l0c, bias, 40, 32, 48, sat="nosat")
+        m.mad_acc(l0a, l0b, l0c, 40, 32, 48, sat="nosat")
+        m.mad_acc(l0a, l0b, l0c, 40, 32, 48, sat="nosat")
+        got = acc_matrix(m, "f32", 40, 32)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
 def test_mad_bias_rejects(m):
     args = _mad_args(m)
     with pytest.raises(SpaceError, match="mad_bias: bias must point into bt"):
