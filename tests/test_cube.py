@@ -378,9 +378,36 @@ def test_l1_l0_rejects(m, op, args, err, msg):
 
 def test_one_byte_transpose_padding_mismatch_warns(m):
     """A transposed 8-bit load pads n to 32-row blocks while mad reads 16-row ones
-    (n % 32 in 1..16): warned, since the operand fractals no longer line up."""
-    with pytest.warns(ptosim.PtoWarning, match="pads n = 48 to 64 rows per block while mad reads 48"):
-        m.mte_l1_l0b(m.ptr("l1", "i8", 0), m.ptr("l0b", "i8", 0), 64, 48, transpose=True)
+    (n % 32 in 1..16): warned, since the operand fractals no longer line up - at every
+    call, the ones on the memoised set-up too."""
+    for _ in range(2):
+        with pytest.warns(ptosim.PtoWarning,
+                          match="pads n = 48 to 64 rows per block while mad reads 48"):
+            m.mte_l1_l0b(m.ptr("l1", "i8", 0), m.ptr("l0b", "i8", 0), 64, 48, transpose=True)
+
+
+@pytest.mark.parametrize("op", ["mte_l1_l0a", "mte_l1_l0b"])
+def test_l1_l0_set_up_is_memoised_per_operand_values(op):
+    """A move's checked set-up is reused for the same operands only: equal values of
+    other types still meet the checks, failing calls raise every time, and the bytes of
+    repeated moves are those of the first."""
+    m = ptosim.Machine(poison=0)
+    src, dst = m.ptr("l1", "f16", 0), m.ptr("l0a" if op == "mte_l1_l0a" else "l0b", "f16", 0)
+    m.write(src, np.arange(48 * 32, dtype=np.uint16).view(np.float16))
+    move = getattr(m, op)
+    move(src, dst, 48, 32, transpose=True)
+    first = m.read(dst, 48 * 32).view(np.uint16).copy()
+    m.write(dst, np.zeros(48 * 32, np.float16))
+    move(src, dst, 48, 32, transpose=True)                      # the cached set-up
+    move(src, dst, np.int64(48), 32, transpose=np.bool_(True))  # checked anew, same move
+    assert (m.read(dst, 48 * 32).view(np.uint16) == first).all()
+    for _ in range(2):
+        with pytest.raises(FieldRangeError, match="must be an integer, got True"):
+            move(src, dst, True, 32, transpose=True)
+        with pytest.raises(DtypeError, match="transpose must be a boolean, got 1"):
+            move(src, dst, 48, 32, transpose=1)
+        with pytest.raises(AlignmentError, match="dst byte offset 16"):
+            move(src, dst + 8, 48, 32, transpose=True)
 
 
 @pytest.mark.parametrize("target, a_t, M, K, N", [
