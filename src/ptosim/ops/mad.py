@@ -131,8 +131,11 @@ def _f16_to_f32() -> np.ndarray:
 def _read_compute(buf: np.ndarray, offset: int, lay: Layout, dt: DType) -> np.ndarray:
     """`read_matrix` and `_to_compute` in one pass for float operands (the fractal view
     converts straight into a fresh row-major array)."""
-    if dt.name == "f16":            # the bits index the table (a view of them as u16)
-        return np.take(_f16_to_f32(), lay.view(buf, offset, _U16)).reshape(lay.rows, lay.cols)
+    if dt.name == "f16":            # the bits index the table (a view of them as u16);
+        # u16 indices cannot leave its 65536 entries, so "wrap" takes exactly what the
+        # default "raise" does, without a bounds check per element
+        return np.take(_f16_to_f32(), lay.view(buf, offset, _U16), mode="wrap") \
+            .reshape(lay.rows, lay.cols)
     if dt.kind == "float" and dt.name != "hif8":
         return lay.view(buf, offset, dt).astype(np.float32).reshape(lay.rows, lay.cols)
     return _to_compute(read_matrix(buf, offset, lay, dt), dt)
