@@ -310,27 +310,48 @@ def test_mad_set_up_is_memoised_per_operand_values(m):
             m.mad(**{**args, "dst": m.ptr("l0c", "f32", 256 * 1024 - 512)})
 
 
-def test_mad_cached_set_up_gives_the_same_bytes():
-    """Repeated mad_bias / mad_acc calls (the later ones on cached set-ups) give the bits
-    of the widened product computed directly, inf and NaN inputs included."""
+@pytest.mark.parametrize("sat", ["nosat", "sat"])
+@pytest.mark.parametrize("N", [32, 20])    # whole 16-column blocks (written in place) or not
+def test_mad_family_bits_with_inf_and_nan(sat, N):
+    """mad_bias, mad_acc (repeated: the later calls on cached set-ups) and mad give the
+    bits of the widened product computed directly, inf and NaN inputs included, whether
+    L0C's fractals are written in place (N % 16 == 0) or through a row-major copy."""
     rng = np.random.default_rng(11)
-    a = rng.standard_normal((40, 48)).astype(np.float16)
-    b = rng.standard_normal((48, 32)).astype(np.float16)
+    M, K = 40, 48
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
     a[3, 5], a[7, 1], b[2, 9] = np.inf, np.nan, -np.inf
     m = ptosim.Machine(poison=0)
     l0a, l0b = _load_operands(m, a, b)
     l0c, bias = m.ptr("l0c", "f32", 0), m.ptr("bt", "f32", 0)
-    row = rng.standard_normal(32).astype(np.float32)
+    row = rng.standard_normal(N).astype(np.float32)
+    row[4] = np.nan
     m.write(bias, row)
+    top = np.finfo(np.float32).max
+
+    def clamp(v):
+        return np.nan_to_num(v, nan=0.0, posinf=top, neginf=-top) if sat == "sat" else v
+
+    x, y = a.astype(np.float64).astype(np.float32), b.astype(np.float64).astype(np.float32)
     with np.errstate(invalid="ignore", over="ignore"):
-        p = a.astype(np.float64).astype(np.float32) @ b.astype(np.float64).astype(np.float32)
-        want = ((p + row) + p) + p
-    for _ in range(3):
-        m.mad_bias(l0a, l0b, l0c, bias, 40, 32, 48, sat="nosat")
-        m.mad_acc(l0a, l0b, l0c, 40, 32, 48, sat="nosat")
-        m.mad_acc(l0a, l0b, l0c, 40, 32, 48, sat="nosat")
-        got = acc_matrix(m, "f32", 40, 32)
-        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        p = x @ y
+        if sat == "sat":            # inputs saturate to f16's range, results to f32's
+            f16max = float(np.finfo(np.float16).max)
+            p = (np.nan_to_num(x, nan=0.0, posinf=f16max, neginf=-f16max)
+                 @ np.nan_to_num(y, nan=0.0, posinf=f16max, neginf=-f16max))
+        first = clamp(p + row)
+        want = [first, clamp(first + p), clamp(clamp(first + p) + p), clamp(p)]
+    for _ in range(2):
+        got = []
+        m.mad_bias(l0a, l0b, l0c, bias, M, N, K, sat=sat)
+        got.append(acc_matrix(m, "f32", M, N).copy())
+        for _ in range(2):
+            m.mad_acc(l0a, l0b, l0c, M, N, K, sat=sat)
+            got.append(acc_matrix(m, "f32", M, N).copy())
+        m.mad(l0a, l0b, l0c, M, N, K, sat=sat)
+        got.append(acc_matrix(m, "f32", M, N).copy())
+        for g, w in zip(got, want):
+            assert np.array_equal(g.view(np.uint32), w.view(np.uint32))
 
 
 def test_mad_bias_rejects(m):

@@ -392,13 +392,19 @@ class MadOps(MachineState):
                     c_off: int, ct: DType, mv: int, nv: int, bias: np.ndarray | None) -> None:
         if is_float:
             prod = prod.astype(np.float32, copy=False)
-            if op == "mad_acc" and nv % 16 == 0 and ct.np == np.float32:
-                # whole 16-column blocks: add into L0C's fractals in place
-                # (block, row, 16) order: L0C's memory order, which numpy's loop then
-                # walks contiguously (the elementwise sums are the same in any order)
+            if nv % 16 == 0 and ct.np == np.float32:
+                # whole 16-column blocks: the result goes straight into L0C's fractals,
+                # walked as (block, row, 16) - their memory order, so numpy's loop runs
+                # contiguously (elementwise results do not depend on the order)
                 acc = acc_layout(align(mv, 16), nv, ct).view(c_buf, c_off, ct)[:mv] \
                     .transpose(1, 0, 2)
-                np.add(acc, prod.reshape(mv, -1, 16).transpose(1, 0, 2), out=acc)
+                blocks = prod.reshape(mv, -1, 16).transpose(1, 0, 2)
+                if op == "mad_acc":
+                    np.add(acc, blocks, out=acc)
+                elif bias is not None:
+                    np.add(blocks, bias.reshape(-1, 1, 16), out=acc)
+                else:
+                    acc[...] = blocks
                 if sat == "sat" and not np.isfinite(acc).all():    # the reset state: clamp
                     acc[...] = np.nan_to_num(acc, nan=0.0, posinf=float(_F32_MAX),
                                              neginf=-float(_F32_MAX))
