@@ -330,9 +330,9 @@ class DmaOps(MachineState):
             raise DtypeError(f"element type {d.dtype.name} ({d.dtype.size} B) is not an "
                              f"8/16/32-bit type", op=op, operand="dst")
         check_aligned(op, "dst", d)
-        clauses = (mode, shape, src_layout, dst_group, ctrl)
-        check = frac_fields if _plain(clauses) else frac_fields.__wrapped__
-        fields = check(*clauses)
+        # uncached: frac_fields' own cache would let (True, ...) share (1, ...)'s entry and
+        # skip its type checks; this set-up is memoised by a key that tells them apart
+        fields = frac_fields.__wrapped__(mode, shape, src_layout, dst_group, ctrl)
         return fields, self._frac_burst(d, str(mode), fields)
 
     def _frac_burst(self, d: Ptr, mode: str, fields: tuple) -> Burst | None:
@@ -421,23 +421,12 @@ def _frac_key(src: object, dst: object, mode: object, shape: object, src_layout:
             ctrl, types)
 
 
-def _plain(values: tuple) -> bool:
-    """True when every clause is a tuple of exact ints / bools (or a str): only then may
-    the memoised checks be used, since 16.0 == 16 would share a cache entry."""
-    for v in values:
-        if isinstance(v, str):
-            continue
-        if type(v) is not tuple or any(type(x) not in (int, bool) for x in v):
-            return False
-    return True
-
-
 @lru_cache(maxsize=1024)
 def frac_fields(mode: object, shape: object, src_layout: object, dst_group: object,
                  ctrl: object) -> tuple:
-    """mte_gm_l1_frac's field checks; they depend on these operands only, so a kernel's
-    repeated loads are checked once (a failing set raises every time: errors are not
-    cached)."""
+    """mte_gm_l1_frac's field checks; they depend on these operands only (cached for the
+    tile layer, whose operands are exact ints; a failing set raises every time: errors
+    are not cached)."""
     op = "mte_gm_l1_frac"
     if mode not in ("nd2nz", "dn2nz"):
         raise VerifyError(f"mode must be 'nd2nz' or 'dn2nz', got {mode!r}", op=op,
