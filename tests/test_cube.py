@@ -288,6 +288,72 @@ def test_mad_rejects(m, over, kw, err, msg):
     assert str(info.value).startswith("mad: ")
 
 
+def test_mad_set_up_is_memoised_per_operand_values(m):
+    """A set-up checked once is reused for the same operands only: operands equal to the
+    cached ones but of another type still meet the checks, and a failing call raises every
+    time (only successful set-ups are kept)."""
+    args = _mad_args(m)
+    m.mad(**args)
+    m.mad(**args)                                        # the cached set-up
+    m.mad(**{**args, "m": np.int64(16)})                 # numpy ints pass as before
+    m.mad(**args, disable_gemv=np.bool_(True))
+    for _ in range(2):
+        with pytest.raises(FieldRangeError, match="m must be an integer, got True"):
+            m.mad(**{**args, "m": True, "k": 16})
+        with pytest.raises(FieldRangeError, match=r"n must be an integer, got 16\.0"):
+            m.mad(**{**args, "n": 16.0})
+        with pytest.raises(FieldRangeError, match="disable_gemv must be a boolean, got 0"):
+            m.mad(**args, disable_gemv=0)
+        with pytest.raises(AlignmentError, match="lhs byte offset 16"):
+            m.mad(**{**args, "lhs": m.ptr("l0a", "f16", 16)})
+        with pytest.raises(OutOfBoundsError, match="dst touches l0c bytes"):
+            m.mad(**{**args, "dst": m.ptr("l0c", "f32", 256 * 1024 - 512)})
+
+
+@pytest.mark.parametrize("sat", ["nosat", "sat"])
+@pytest.mark.parametrize("N", [32, 20])    # whole 16-column blocks (written in place) or not
+def test_mad_family_bits_with_inf_and_nan(sat, N):
+    """mad_bias, mad_acc (repeated: the later calls on cached set-ups) and mad give the
+    bits of the widened product computed directly, inf and NaN inputs included, whether
+    L0C's fractals are written in place (N % 16 == 0) or through a row-major copy."""
+    rng = np.random.default_rng(11)
+    M, K = 40, 48
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    a[3, 5], a[7, 1], b[2, 9] = np.inf, np.nan, -np.inf
+    m = ptosim.Machine(poison=0)
+    l0a, l0b = _load_operands(m, a, b)
+    l0c, bias = m.ptr("l0c", "f32", 0), m.ptr("bt", "f32", 0)
+    row = rng.standard_normal(N).astype(np.float32)
+    row[4] = np.nan
+    m.write(bias, row)
+    top = np.finfo(np.float32).max
+
+    def clamp(v):
+        return np.nan_to_num(v, nan=0.0, posinf=top, neginf=-top) if sat == "sat" else v
+
+    x, y = a.astype(np.float64).astype(np.float32), b.astype(np.float64).astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = x @ y
+        if sat == "sat":            # inputs saturate to f16's range, results to f32's
+            f16max = float(np.finfo(np.float16).max)
+            p = (np.nan_to_num(x, nan=0.0, posinf=f16max, neginf=-f16max)
+                 @ np.nan_to_num(y, nan=0.0, posinf=f16max, neginf=-f16max))
+        first = clamp(p + row)
+        want = [first, clamp(first + p), clamp(clamp(first + p) + p), clamp(p)]
+    for _ in range(2):
+        got = []
+        m.mad_bias(l0a, l0b, l0c, bias, M, N, K, sat=sat)
+        got.append(acc_matrix(m, "f32", M, N).copy())
+        for _ in range(2):
+            m.mad_acc(l0a, l0b, l0c, M, N, K, sat=sat)
+            got.append(acc_matrix(m, "f32", M, N).copy())
+        m.mad(l0a, l0b, l0c, M, N, K, sat=sat)
+        got.append(acc_matrix(m, "f32", M, N).copy())
+        for g, w in zip(got, want):
+            assert np.array_equal(g.view(np.uint32), w.view(np.uint32))
+
+
 def test_mad_bias_rejects(m):
     args = _mad_args(m)
     with pytest.raises(SpaceError, match="mad_bias: bias must point into bt"):
@@ -333,9 +399,36 @@ def test_l1_l0_rejects(m, op, args, err, msg):
 
 def test_one_byte_transpose_padding_mismatch_warns(m):
     """A transposed 8-bit load pads n to 32-row blocks while mad reads 16-row ones
-    (n % 32 in 1..16): warned, since the operand fractals no longer line up."""
-    with pytest.warns(ptosim.PtoWarning, match="pads n = 48 to 64 rows per block while mad reads 48"):
-        m.mte_l1_l0b(m.ptr("l1", "i8", 0), m.ptr("l0b", "i8", 0), 64, 48, transpose=True)
+    (n % 32 in 1..16): warned, since the operand fractals no longer line up - at every
+    call, the ones on the memoised set-up too."""
+    for _ in range(2):
+        with pytest.warns(ptosim.PtoWarning,
+                          match="pads n = 48 to 64 rows per block while mad reads 48"):
+            m.mte_l1_l0b(m.ptr("l1", "i8", 0), m.ptr("l0b", "i8", 0), 64, 48, transpose=True)
+
+
+@pytest.mark.parametrize("op", ["mte_l1_l0a", "mte_l1_l0b"])
+def test_l1_l0_set_up_is_memoised_per_operand_values(op):
+    """A move's checked set-up is reused for the same operands only: equal values of
+    other types still meet the checks, failing calls raise every time, and the bytes of
+    repeated moves are those of the first."""
+    m = ptosim.Machine(poison=0)
+    src, dst = m.ptr("l1", "f16", 0), m.ptr("l0a" if op == "mte_l1_l0a" else "l0b", "f16", 0)
+    m.write(src, np.arange(48 * 32, dtype=np.uint16).view(np.float16))
+    move = getattr(m, op)
+    move(src, dst, 48, 32, transpose=True)
+    first = m.read(dst, 48 * 32).view(np.uint16).copy()
+    m.write(dst, np.zeros(48 * 32, np.float16))
+    move(src, dst, 48, 32, transpose=True)                      # the cached set-up
+    move(src, dst, np.int64(48), 32, transpose=np.bool_(True))  # checked anew, same move
+    assert (m.read(dst, 48 * 32).view(np.uint16) == first).all()
+    for _ in range(2):
+        with pytest.raises(FieldRangeError, match="must be an integer, got True"):
+            move(src, dst, True, 32, transpose=True)
+        with pytest.raises(DtypeError, match="transpose must be a boolean, got 1"):
+            move(src, dst, 48, 32, transpose=1)
+        with pytest.raises(AlignmentError, match="dst byte offset 16"):
+            move(src, dst + 8, 48, 32, transpose=True)
 
 
 @pytest.mark.parametrize("target, a_t, M, K, N", [

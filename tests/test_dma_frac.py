@@ -216,6 +216,24 @@ def test_frac_rejects(m, over, err, msg):
     assert (raw(m, "l1") == POISON).all()                     # nothing written
 
 
+def test_frac_checks_do_not_depend_on_earlier_calls(m):
+    """A valid load checked (and memoised) first does not let an equal-valued operand of
+    another type through: True is no group count, 16.0 no shape, whatever came before;
+    a repeated valid load (its set-up memoised, src moved) lands where it should."""
+    _call(m)
+    for _ in range(2):
+        with pytest.raises(FieldRangeError, match="group_count must be an integer, got True"):
+            _call(m, dst_group=(True, 1, 16, 0))
+        with pytest.raises(FieldRangeError, match="n_value must be an integer"):
+            _call(m, shape=(16.0, 16))
+    src = m.gm(np.arange(512, dtype=np.float16).reshape(32, 16))
+    for half in range(2):
+        _call(m, src=src + half * 256)
+        np.testing.assert_array_equal(m.read(m.ptr("l1", "f16", 0), 256).reshape(16, 16),
+                                      np.arange(256, dtype=np.float16).reshape(16, 16)
+                                      + half * 256)
+
+
 def test_frac_does_not_exist_for_unknown_dtype_on_a2a3():
     m = ptosim.Machine(target="a2a3")
     with pytest.raises(ptosim.TargetError, match="f8E5M2 does not exist on target a2a3"):

@@ -79,6 +79,22 @@ def test_nz2nd_writes_only_m_by_n_with_row_pitch(m):
     assert (rows[:, 240:] == POISON).all()
 
 
+def test_gm_writebacks_share_a_set_up_across_destinations(m):
+    """Writebacks differing only in their GM destination reuse one checked set-up: each
+    lands at its own destination, one past the end of GM is still refused, and another
+    destination type is checked anew."""
+    c = acc_40x64()
+    l0c = put_acc(m, c)
+    out = m.gm_empty(80 * 64, "f32")
+    for tile in range(2):
+        m.mte_l0c_gm(l0c, out + tile * 40 * 64, 40, 64, 48, 64, 0, 0, layout="nz2nd")
+    np.testing.assert_array_equal(m.read(out, 80 * 64).reshape(2, 40, 64), np.stack([c, c]))
+    with pytest.raises(OutOfBoundsError, match="dst touches GM bytes"):
+        m.mte_l0c_gm(l0c, out + 41 * 64, 40, 64, 48, 64, 0, 0, layout="nz2nd")
+    with pytest.raises(DtypeError, match="without pre_quant the dst element type"):
+        m.mte_l0c_gm(l0c, m.gm_empty(40 * 64, "f16"), 40, 64, 48, 64, 0, 0, layout="nz2nd")
+
+
 def test_nz2dn_kernel_case(m):
     """cube-bridge-store-nz2dn-nchw: 16x16 C = I . arange, dst_stride 32 -> out[j*32 + i]."""
     c = (np.eye(16, dtype=np.float32) @ np.arange(256, dtype=np.float32).reshape(16, 16))

@@ -49,23 +49,30 @@ class Layout:
     row_modes: tuple[Mode, ...]
     col_modes: tuple[Mode, ...]
 
-    @property
+    # Derived values are cached: a layout is immutable, and the ops' hot paths read them
+    # per call (frozen dataclasses still allow cached_property: it writes __dict__).
+    @cached_property
     def rows(self) -> int:
         return prod(s for s, _ in self.row_modes)
 
-    @property
+    @cached_property
     def cols(self) -> int:
         return prod(s for s, _ in self.col_modes)
 
-    @property
+    @cached_property
     def shape(self) -> tuple[int, ...]:
         """Shape of `view`: one axis per mode, row modes first."""
         return tuple(s for s, _ in self.row_modes + self.col_modes)
 
-    @property
+    @cached_property
     def strides(self) -> tuple[int, ...]:
         """Element strides of `view`'s axes."""
         return tuple(t for _, t in self.row_modes + self.col_modes)
+
+    @cached_property
+    def _byte_strides(self) -> dict[int, tuple[int, ...]]:
+        """`strides` in bytes, per element size (filled by `view`)."""
+        return {}
 
     @cached_property
     def span(self) -> int:
@@ -87,13 +94,16 @@ class Layout:
     def view(self, buf: np.ndarray, byte_offset: int, dt: DType | str) -> np.ndarray:
         """A strided view of ``buf`` (uint8) with one axis per mode; reshape to (rows, cols)
         to read the logical matrix, assign through it to write one."""
-        d = _dtype(dt)
-        need = byte_offset + self.span * d.size
+        d = dt if type(dt) is DType else _dtype(dt)
+        size = d.size
+        need = byte_offset + self.span * size
         if byte_offset < 0 or need > buf.nbytes:
             raise PtoValueError(f"layout {self.rows}x{self.cols} at byte {byte_offset} needs "
                            f"{need} bytes, the buffer has {buf.nbytes}")
-        return np.ndarray(self.shape, d.np, buf, byte_offset,
-                          tuple([t * d.size for t in self.strides]))
+        strides = self._byte_strides.get(size)
+        if strides is None:
+            strides = self._byte_strides[size] = tuple([t * size for t in self.strides])
+        return np.ndarray(self.shape, d.np, buf, byte_offset, strides)
 
 
 def _digits_dot(index: np.ndarray, modes: tuple[Mode, ...]) -> np.ndarray:

@@ -1123,19 +1123,29 @@ def _plain_ssa(x: Any) -> bool:
     return type(x) is OpResult or type(x) is BlockArgument
 
 
+def _args_kinds(values: Iterable[Any]) -> list[tuple[int, Any]]:
+    """Each decoded operand with how `_args`' resolver reads it: 0 = one SSA value, 1 = a
+    tuple of them, 2 = anything else (`_resolve`)."""
+    return [(0 if _plain_ssa(v) else
+             1 if type(v) is tuple and all(_plain_ssa(x) for x in v) else 2, v)
+            for v in values]
+
+
 def _args(pos: list[Any], kw: dict[str, Any]
           ) -> Callable[[dict[SSAValue, Any]], tuple[list[Any], dict[str, Any]]]:
     """The resolver of an op's decoded operands: plain SSA values and clause tuples of
     them (the common shapes) are read straight from the environment."""
     values = tuple(pos)
     flat = all(_plain_ssa(a) for a in values)
-    # per keyword: 0 = one SSA value, 1 = a tuple of them, 2 = anything else
-    items = tuple((k, 0 if _plain_ssa(v) else
-                   1 if type(v) is tuple and all(_plain_ssa(x) for x in v) else 2, v)
-                  for k, v in kw.items())
+    kinds = tuple(_args_kinds(values))
+    # SSA values and words (the nd2nz of mte_gm_l1_frac ...): the words read as they are
+    words = all(kind == 0 or (kind == 2 and type(v) is str) for kind, v in kinds)
+    items = tuple((k, *kind) for k, kind in zip(kw, _args_kinds(kw.values())))
 
     def resolve_args(env: dict[SSAValue, Any]) -> tuple[list[Any], dict[str, Any]]:
-        args = [env[a] for a in values] if flat else [_resolve(env, a) for a in values]
+        args = [env[a] for a in values] if flat else \
+            [env[v] if kind == 0 else v for kind, v in kinds] if words else \
+            [_resolve(env, a) for a in values]
         kwargs = {}
         for k, kind, v in items:
             kwargs[k] = env[v] if kind == 0 else \
@@ -1304,6 +1314,17 @@ def _constant_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] |
     return run
 
 
+def _cmpi_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
+    """arith.cmpi with its predicate and width decoded once (`_cmpi` per run)."""
+    (x, y), r = op.operands, op.results[0]
+    fn, w = _CMPI[_predicate(op, _CMPI_BY_INDEX)], _int_width(x.type)
+
+    def run(st: CoreState) -> None:
+        env = st.env
+        env[r] = int(fn(env[x], env[y], w))
+    return run
+
+
 def _addptr_step(ex: Executor, op: Operation) -> Callable[[CoreState], None]:
     (p, off), r = op.operands, op.results[0]
 
@@ -1372,7 +1393,8 @@ def _flag_step(ex: Executor, op: Operation) -> Callable[[CoreState], None] | Non
 
 _FAST: dict[Callable[..., Any], Callable[..., Any]] = {
     _flag: _flag_step, _int_binary: _int_binary_step, _constant: _constant_step,
-    _vector_op: _vector_step, _addptr: _addptr_step, _int_cast: _int_cast_step}
+    _vector_op: _vector_step, _addptr: _addptr_step, _int_cast: _int_cast_step,
+    _cmpi: _cmpi_step}
 
 
 # --- control-flow and blocking handlers (generators) -------------------------------------

@@ -11,7 +11,7 @@ rows - what nd2nz of a row-major B produces. Whole fractals move, padding includ
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -99,6 +99,53 @@ def write_matrix(buf: np.ndarray, offset: int, lay: Layout, dt: DType, mat: np.n
     lay.view(buf, offset, dt)[...] = mat.reshape(lay.shape)
 
 
+class _Stage(NamedTuple):
+    """A checked L1 -> L0A / L0B move, ready to run (`CubeMoveOps._stage`): one of a flat
+    burst, one strided copy of raw element bits, or the general gather (``general``)."""
+
+    s: Ptr
+    d: Ptr
+    flat: Burst | None
+    src_bytes: int
+    dst_bytes: int
+    copy: tuple | None              # (shape, raw dtype, src byte strides, dst byte strides)
+    general: tuple                  # (src_lay, dst_lay, r, c, transpose, transposed_dst, dt)
+    warning: tuple | None           # `_warn_b8_transpose`'s arguments: it warns per call
+
+
+def _stage_key(op: str, src: object, dst: object, a: object, b: object, start_row: object,
+               start_col: object, transpose: object) -> tuple | None:
+    """The memo key of an L1 -> L0 move's set-up: its operands when they are of the
+    usual kinds (Ptrs, ints, zero starts, a bool; one type per position, so equal values
+    mean equal checks), else None (checked every call)."""
+    if type(src) is Ptr and type(dst) is Ptr and type(a) is int and type(b) is int and \
+            type(start_row) is int and type(start_col) is int and start_row == start_col == 0 \
+            and type(transpose) is bool:
+        return (op, src, dst, a, b, transpose)
+    return None
+
+
+def _stage_setup(s: Ptr, d: Ptr, dt: DType, dst_lay: Layout, transpose: bool,
+                 transposed_dst: bool, warning: tuple | None) -> _Stage:
+    """How an L1 -> L0 move of ``dst_lay`` runs (the layouts and plan of `_stage`)."""
+    rows, cols = dst_lay.rows, dst_lay.cols
+    if transposed_dst:          # stage the transpose of the operand (B^T for L0B)
+        rows, cols = cols, rows
+    src_lay, r, c = _l1_source(rows, cols, transpose, dt)
+    general = (src_lay, dst_lay, r, c, transpose, transposed_dst, dt)
+    src_bytes, dst_bytes = src_lay.span * dt.size, dst_lay.span * dt.size
+    if not transpose and not transposed_dst and src_lay == dst_lay:
+        return _Stage(s, d, _flat_burst(dst_bytes), src_bytes, dst_bytes, None, general,
+                      warning)
+    plan = _stage_plan(src_lay, dst_lay, transpose != transposed_dst)
+    copy = None
+    if plan is not None:
+        shape, ss, ds = plan
+        esz = dt.size           # bits, not values: no float canonicalises a NaN
+        copy = (shape, _RAW[esz], tuple([x * esz for x in ss]), tuple([x * esz for x in ds]))
+    return _Stage(s, d, None, src_bytes, dst_bytes, copy, general, warning)
+
+
 @lru_cache(maxsize=256)
 def _flat_burst(nbytes: int) -> Burst:
     return burst_plan(nbytes, [(1, nbytes, nbytes)])
@@ -173,19 +220,27 @@ class CubeMoveOps(MachineState):
         ``start_row`` / ``start_col`` (PTOAS's 6-operand form) count 16-row fractals and
         C0 column blocks of the L1 image."""
         op = "mte_l1_l0a"
-        m = field(op, "m", m, MNK_BITS, 1)
-        k = field(op, "k", k, MNK_BITS, 1)
-        if self._with_starts(op, "l0a", src, dst, m, k, (start_row, start_col), transpose):
-            return
-        s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
-        if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
-            t = max(16, dt.c0)
-            dst_lay = tile_layout(self.target.l0a_layout, align(m, t), align(k, t), dt)
-            _warn_b8_transpose(op, "m", m, t, dst_lay,
-                               l0a_layout(self.target.l0a_layout, m, k, dt), (m, k))
-        else:
-            dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
-        self._stage(op, s, d, dt, dst_lay, transpose)
+        key = _stage_key(op, src, dst, m, k, start_row, start_col, transpose)
+        stage = self._op_plans.get(key) if key is not None else None
+        if stage is None:
+            m = field(op, "m", m, MNK_BITS, 1)
+            k = field(op, "k", k, MNK_BITS, 1)
+            if self._with_starts(op, "l0a", src, dst, m, k, (start_row, start_col),
+                                 transpose):
+                return
+            s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
+            warning = None
+            if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
+                t = max(16, dt.c0)
+                dst_lay = tile_layout(self.target.l0a_layout, align(m, t), align(k, t), dt)
+                warning = (op, "m", m, t, dst_lay, l0a_layout(self.target.l0a_layout, m, k, dt),
+                           (m, k))
+            else:
+                dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
+            stage = _stage_setup(s, d, dt, dst_lay, bool(transpose), False, warning)
+            if key is not None:
+                self._op_plans[key] = stage
+        self._stage(op, stage)
 
     def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, start_row: int = 0,
                    start_col: int = 0, *, transpose: bool = False) -> None:
@@ -193,20 +248,28 @@ class CubeMoveOps(MachineState):
         ``start_row`` / ``start_col`` (6-operand form) count 16-column blocks of N and C0
         blocks of K, as the lowering passes them to load_cbuf_to_cb."""
         op = "mte_l1_l0b"
-        k = field(op, "k", k, MNK_BITS, 1)
-        n = field(op, "n", n, MNK_BITS, 1)
-        if self._with_starts(op, "l0b", src, dst, n, k, (start_row, start_col), transpose):
-            return
-        s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
-        if transpose:
-            t = max(16, dt.c0)
-            dst_lay = tile_layout("ZN", align(k, t), align(n, t), dt)
-            _warn_b8_transpose(op, "n", n, t, dst_lay, l0b_layout(k, n, dt), (k, n))
-        else:
-            dst_lay = l0b_layout(k, n, dt)
-        # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1 NZ
-        # image of B (``transpose``) is the transposed NZ form of B^T.
-        self._stage(op, s, d, dt, dst_lay, transpose, transposed_dst=True)
+        key = _stage_key(op, src, dst, k, n, start_row, start_col, transpose)
+        stage = self._op_plans.get(key) if key is not None else None
+        if stage is None:
+            k = field(op, "k", k, MNK_BITS, 1)
+            n = field(op, "n", n, MNK_BITS, 1)
+            if self._with_starts(op, "l0b", src, dst, n, k, (start_row, start_col),
+                                 transpose):
+                return
+            s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
+            warning = None
+            if transpose:
+                t = max(16, dt.c0)
+                dst_lay = tile_layout("ZN", align(k, t), align(n, t), dt)
+                warning = (op, "n", n, t, dst_lay, l0b_layout(k, n, dt), (k, n))
+            else:
+                dst_lay = l0b_layout(k, n, dt)
+            # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1
+            # NZ image of B (``transpose``) is the transposed NZ form of B^T.
+            stage = _stage_setup(s, d, dt, dst_lay, bool(transpose), True, warning)
+            if key is not None:
+                self._op_plans[key] = stage
+        self._stage(op, stage)
 
     def mte_l1_l0a_mx(self, src: Ptr, dst: Ptr, m: int, k: int) -> None:
         """MX scales of the L0A operand at ``dst``: the ZZ-32 image of an align16(m) x k/32
@@ -239,28 +302,22 @@ class CubeMoveOps(MachineState):
         db, do = self._region(mx_scale_ptr(d), nbytes, access="W", op=op, operand="dst")
         db[do:do + nbytes] = sb[so:so + nbytes]
 
-    def _stage(self, op: str, s: Ptr, d: Ptr, dt: DType, dst_lay: Layout, transpose: object,
-               transposed_dst: bool = False) -> None:
-        rows, cols = dst_lay.rows, dst_lay.cols
-        if transposed_dst:          # stage the transpose of the operand (B^T for L0B)
-            rows, cols = cols, rows
-        src_lay, r, c = _l1_source(rows, cols, transpose, dt)
-        if not transpose and not transposed_dst and src_lay == dst_lay:
-            # same image on both sides: one flat burst (a tile op can replay it)
-            run_burst(self, op, ("src", "dst"), s, d, _flat_burst(dst_lay.span * dt.size))
+    def _stage(self, op: str, st: _Stage) -> None:
+        """Run a prepared L1 -> L0A / L0B move (`_stage_setup`): the regions are checked
+        and the bytes move every time."""
+        if st.warning is not None:
+            _warn_b8_transpose(*st.warning)
+        if st.flat is not None:     # same image on both sides: one flat burst (a tile op
+            run_burst(self, op, ("src", "dst"), st.s, st.d, st.flat)    # can replay it)
             return
-        src_buf, src_off = self._region(s, src_lay.span * dt.size, access="R", op=op,
-                                        operand="src")
-        dst_buf, dst_off = self._region(d, dst_lay.span * dt.size, access="W", op=op,
-                                        operand="dst")
-        plan = _stage_plan(src_lay, dst_lay, bool(transpose) != transposed_dst)
-        if plan is not None:        # one strided copy, fractal to fractal
-            shape, ss, ds = plan
-            esz = dt.size
-            raw = _RAW[esz]         # bits, not values: no float canonicalises a NaN
-            np.ndarray(shape, raw, dst_buf, dst_off, tuple([x * esz for x in ds]))[...] = \
-                np.ndarray(shape, raw, src_buf, src_off, tuple([x * esz for x in ss]))
+        src_buf, src_off = self._region(st.s, st.src_bytes, access="R", op=op, operand="src")
+        dst_buf, dst_off = self._region(st.d, st.dst_bytes, access="W", op=op, operand="dst")
+        if st.copy is not None:     # one strided copy, fractal to fractal
+            shape, raw, ss, ds = st.copy
+            np.ndarray(shape, raw, dst_buf, dst_off, ds)[...] = \
+                np.ndarray(shape, raw, src_buf, src_off, ss)
             return
+        src_lay, dst_lay, r, c, transpose, transposed_dst, dt = st.general
         mat = read_matrix(src_buf, src_off, src_lay, dt)
         mat = mat[:c, :r].T if transpose else mat[:r, :c]
         if transposed_dst:

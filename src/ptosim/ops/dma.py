@@ -301,6 +301,25 @@ class DmaOps(MachineState):
         ``src_layout=(inner[, outer])`` bytes; ``dst_group=(count, loop2, loop3, loop4)``
         in 32 B units; ``ctrl=(l2_cache_ctrl, smallc0_en)``."""
         op = "mte_gm_l1_frac"
+        # the checks and the copy's plan depend on the operands only (not on src's
+        # address, which bounds and observers see): done once per distinct call
+        key = _frac_key(src, dst, mode, shape, src_layout, dst_group, ctrl)
+        setup = self._op_plans.get(key) if key is not None else None
+        if setup is None:
+            setup = self._frac_setup(op, src, dst, mode, shape, src_layout, dst_group, ctrl)
+            if key is not None:
+                self._op_plans[key] = setup
+        fields, burst = setup
+        if burst is not None:
+            run_burst(self, op, ("src", "dst"), src, dst, burst)
+            return
+        self._frac_move(op, src, dst, mode, fields)
+
+    def _frac_setup(self, op: str, src: object, dst: object, mode: object, shape: object,
+                    src_layout: object, dst_group: object, ctrl: object
+                    ) -> tuple[tuple, Burst | None]:
+        """mte_gm_l1_frac's operand checks, raising as the op does: its fields, and the
+        burst copy that moves it when there is one (`_frac_burst`)."""
         require_op(self, op)
         s = check_ptr(op, "src", src, "gm")
         d = check_ptr(op, "dst", dst, "l1")
@@ -311,10 +330,33 @@ class DmaOps(MachineState):
             raise DtypeError(f"element type {d.dtype.name} ({d.dtype.size} B) is not an "
                              f"8/16/32-bit type", op=op, operand="dst")
         check_aligned(op, "dst", d)
-        clauses = (mode, shape, src_layout, dst_group, ctrl)
-        check = frac_fields if _plain(clauses) else frac_fields.__wrapped__
-        n, dv, inner, outer, g, l2, l3, l4, small = check(*clauses)
-        self._frac_move(op, s, d, mode, (n, dv, inner, outer, g, l2, l3, l4, small))
+        # uncached: frac_fields' own cache would let (True, ...) share (1, ...)'s entry and
+        # skip its type checks; this set-up is memoised by a key that tells them apart
+        fields = frac_fields.__wrapped__(mode, shape, src_layout, dst_group, ctrl)
+        return fields, self._frac_burst(d, str(mode), fields)
+
+    def _frac_burst(self, d: Ptr, mode: str, fields: tuple) -> Burst | None:
+        """The burst copy a checked mte_gm_l1_frac is, or None: whole C0 rows of 32
+        contiguous source bytes whose destination rows never meet (a tile op can replay
+        it, `TileOps._replayed`)."""
+        n, dv, inner, outer, g, l2, l3, l4, small = fields
+        if n == 0 or dv == 0:
+            return None
+        es, c0 = d.dtype.size, d.dtype.c0
+        rs, cs = (inner, es) if mode == "nd2nz" else (es, inner)  # src bytes per r, per c
+        if cs != es or small or dv % c0:
+            return None
+        key = ("frac", n, dv, rs, outer, g, l2, l3, l4, es, c0)
+        burst = self._op_plans.get(key)
+        if burst is None:
+            unit = BLOCK_BYTES
+            burst = burst_plan(c0 * es, [(n, rs, l2 * unit), (dv // c0, c0 * cs, l3 * unit),
+                                         (g, outer, l4 * unit)])
+            # the exact test: interleaved rows that never meet copy in one go;
+            # overlapping ones keep the general path (and its warning)
+            burst = burst._replace(disjoint=not _frac_overlap(g, dv // c0, n, l2, l3, l4))
+            self._op_plans[key] = burst
+        return burst if burst.disjoint else None
 
     def _frac_move(self, op: str, s: Ptr, d: Ptr, mode: str, fields: tuple) -> None:
         """mte_gm_l1_frac after its operand checks: bounds, overlap warning, the move.
@@ -322,24 +364,12 @@ class DmaOps(MachineState):
         n, dv, inner, outer, g, l2, l3, l4, small = fields
         if n == 0 or dv == 0:
             return
+        burst = self._frac_burst(d, mode, fields)
+        if burst is not None:
+            run_burst(self, op, ("src", "dst"), s, d, burst)
+            return
         es, c0 = d.dtype.size, d.dtype.c0
         rs, cs = (inner, es) if mode == "nd2nz" else (es, inner)  # src bytes per r, per c
-        if cs == es and not small and dv % c0 == 0:
-            # whole C0 rows of 32 contiguous source bytes: a burst copy (the same checks
-            # and bytes; a tile op can replay it, `TileOps._replayed`)
-            key = ("frac", n, dv, rs, outer, g, l2, l3, l4, es, c0)
-            burst = self._op_plans.get(key)
-            if burst is None:
-                unit = BLOCK_BYTES
-                burst = burst_plan(c0 * es, [(n, rs, l2 * unit), (dv // c0, c0 * cs, l3 * unit),
-                                             (g, outer, l4 * unit)])
-                # the exact test: interleaved rows that never meet copy in one go;
-                # overlapping ones keep the general path below (and its warning)
-                burst = burst._replace(disjoint=not _frac_overlap(g, dv // c0, n, l2, l3, l4))
-                self._op_plans[key] = burst
-            if burst.disjoint:
-                run_burst(self, op, ("src", "dst"), s, d, burst)
-                return
         src_reg = self._region(s, (g - 1) * outer + (n - 1) * rs + (dv - 1) * cs + es,
                                access="R", op=op, operand="src")
         if small:
@@ -372,23 +402,31 @@ class DmaOps(MachineState):
             strided(db, base + tail * es, rows, (c0 - tail,), (es,), npdt)[...] = 0
 
 
-def _plain(values: tuple) -> bool:
-    """True when every clause is a tuple of exact ints / bools (or a str): only then may
-    the memoised checks be used, since 16.0 == 16 would share a cache entry."""
-    for v in values:
-        if isinstance(v, str):
-            continue
-        if type(v) is not tuple or any(type(x) not in (int, bool) for x in v):
-            return False
-    return True
+_CLAUSE_INTS = frozenset((int, bool))
+
+
+def _frac_key(src: object, dst: object, mode: object, shape: object, src_layout: object,
+              dst_group: object, ctrl: object) -> tuple | None:
+    """mte_gm_l1_frac's memo key: what its checks and plan depend on (src's space and type,
+    dst, the clauses with their values' types, so 1 and True differ), or None when an
+    operand is not of the usual kinds (Ptrs, a str, tuples of ints and bools)."""
+    if type(src) is not Ptr or type(dst) is not Ptr or type(mode) is not str or \
+            type(shape) is not tuple or type(src_layout) is not tuple or \
+            type(dst_group) is not tuple or type(ctrl) is not tuple:
+        return None
+    types = tuple(map(type, shape + src_layout + dst_group + ctrl))
+    if not _CLAUSE_INTS.issuperset(types):
+        return None
+    return ("mte_gm_l1_frac", src.space, src.dtype, dst, mode, shape, src_layout, dst_group,
+            ctrl, types)
 
 
 @lru_cache(maxsize=1024)
 def frac_fields(mode: object, shape: object, src_layout: object, dst_group: object,
                  ctrl: object) -> tuple:
-    """mte_gm_l1_frac's field checks; they depend on these operands only, so a kernel's
-    repeated loads are checked once (a failing set raises every time: errors are not
-    cached)."""
+    """mte_gm_l1_frac's field checks; they depend on these operands only (cached for the
+    tile layer, whose operands are exact ints; a failing set raises every time: errors
+    are not cached)."""
     op = "mte_gm_l1_frac"
     if mode not in ("nd2nz", "dn2nz"):
         raise VerifyError(f"mode must be 'nd2nz' or 'dn2nz', got {mode!r}", op=op,

@@ -186,7 +186,12 @@ class FixpipeOps(MachineState):
         type, and the dual modes may write NZ and apply ReLU."""
         # the checks and set-up depend on the operands (and on CTRL when sat is left to
         # it) only: done once per distinct call; the bytes move every time
-        key = typed_key(op, space, src, dst, m, n, src_stride, dst_stride, dst_mode,
+        dst_key: object = dst
+        if space == "gm" and type(dst) is Ptr and pre_quant is None:
+            # no check reads a GM destination's address (nor can one warn without
+            # pre_quant): one set-up serves every tile of an output
+            dst_key = ("gm dst", dst.dtype, dst.sub, dst.block)
+        key = typed_key(op, space, src, dst_key, m, n, src_stride, dst_stride, dst_mode,
                         unit_flag, pre_quant, pre_relu, layout, loop3, sat, atomic, nz_c0,
                         tile, self.ctrl if sat is None else None)
         setup = self._op_plans.get(key) if key is not None else None
@@ -197,6 +202,8 @@ class FixpipeOps(MachineState):
             if key is not None:
                 self._op_plans[key] = setup
         s, dt, plan, combine, targets, mv, nv, sstride, dstride = setup
+        if dst_key is not dst:              # the set-up's GM target is this call's dst
+            targets = [(dst, *t[1:]) for t in targets]
         count, s3, d3 = plan.loop3
         acc_es = 4
         nblk = -(-nv // 16)

@@ -11,15 +11,16 @@ written (docs/semantics.md, "MAD").
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 import ml_dtypes
 import numpy as np
 
-from ..dtypes import DType, hif8_to_float32
+from ..dtypes import DType, dtype, hif8_to_float32
 from ..errors import DtypeError, FieldRangeError, NotImplementedOpError, VerifyError
 from ..layout import Layout, tile_layout
 from ..machine import MachineState, Ptr
-from .common import check_aligned, check_ptr, field, require_op
+from .common import check_aligned, check_ptr, field, require_op, typed_key
 from .cube import (
     E8M0,
     MNK_BITS,
@@ -33,6 +34,7 @@ from .cube import (
 
 _SIGNLESS = {"si8": "i8", "si16": "i16", "si32": "i32", "si64": "i64"}
 _F32_MAX = np.float32(np.finfo(np.float32).max)
+_U16 = dtype("ui16")
 
 
 @lru_cache(maxsize=256)
@@ -129,12 +131,32 @@ def _f16_to_f32() -> np.ndarray:
 def _read_compute(buf: np.ndarray, offset: int, lay: Layout, dt: DType) -> np.ndarray:
     """`read_matrix` and `_to_compute` in one pass for float operands (the fractal view
     converts straight into a fresh row-major array)."""
+    if dt.name == "f16":            # the bits index the table (a view of them as u16);
+        # u16 indices cannot leave its 65536 entries, so "wrap" takes exactly what the
+        # default "raise" does, without a bounds check per element
+        return np.take(_f16_to_f32(), lay.view(buf, offset, _U16), mode="wrap") \
+            .reshape(lay.rows, lay.cols)
     if dt.kind == "float" and dt.name != "hif8":
-        view = lay.view(buf, offset, dt)
-        if dt.name == "f16":
-            return np.take(_f16_to_f32(), view.view(np.uint16)).reshape(lay.rows, lay.cols)
-        return view.astype(np.float32).reshape(lay.rows, lay.cols)
+        return lay.view(buf, offset, dt).astype(np.float32).reshape(lay.rows, lay.cols)
     return _to_compute(read_matrix(buf, offset, lay, dt), dt)
+
+
+class _MadSetup(NamedTuple):
+    """What `MadOps._mad`'s checks establish from its operands."""
+
+    a: Ptr
+    b: Ptr
+    c: Ptr
+    bias: Ptr | None
+    mv: int
+    nv: int
+    kv: int
+    gemv: bool                      # m == 1 and not disable_gemv: A is one plain row
+    is_float: bool
+    a_lay: Layout
+    b_lay: Layout
+    a_bytes: int                    # bytes of L0A read (the row alone for GEMV)
+    c_bytes: int                    # bytes of L0C's accumulator image
 
 
 class MadOps(MachineState):
@@ -166,6 +188,60 @@ class MadOps(MachineState):
     def _mad(self, op: str, lhs: object, rhs: object, dst: object, bias: object, m: object,
              n: object, k: object, unit_flag: object, disable_gemv: object, sat: object,
              tf32_mode: object, n_dir: object) -> None:
+        # the checks and layouts depend on the operands only (the target is the machine's):
+        # done once per distinct call; the regions are checked and the bytes move every time
+        if type(lhs) is Ptr and type(rhs) is Ptr and type(dst) is Ptr and \
+                (bias is None or type(bias) is Ptr) and type(m) is int and type(n) is int \
+                and type(k) is int and type(disable_gemv) is bool and type(n_dir) is bool \
+                and (unit_flag is None or type(unit_flag) is str) and \
+                (sat is None or type(sat) is str) and \
+                (tf32_mode is None or type(tf32_mode) is str):
+            # the usual operands: one type per position, so the values alone are a key
+            # (cheaper to hash than `typed_key`'s pairs)
+            key: tuple | None = (op, lhs, rhs, dst, bias, m, n, k, unit_flag, disable_gemv,
+                                 sat, tf32_mode, n_dir)
+        else:
+            key = typed_key(op, lhs, rhs, dst, bias, m, n, k, unit_flag, disable_gemv, sat,
+                            tf32_mode, n_dir)
+        setup = self._op_plans.get(key) if key is not None else None
+        if setup is None:
+            setup = self._mad_setup(op, lhs, rhs, dst, bias, m, n, k, unit_flag, disable_gemv,
+                                    sat, tf32_mode, n_dir)
+            if key is not None:
+                self._op_plans[key] = setup
+        a, b, c, bias_ptr, mv, nv, kv, gemv, is_float, a_lay, b_lay, a_bytes, c_bytes = setup
+        at, bt_, ct = a.dtype, b.dtype, c.dtype
+        a_buf, a_off = self._region(a, a_bytes, access="R", op=op, operand="lhs")
+        b_buf, b_off = self._region(b, b_lay.span * bt_.size, access="R", op=op, operand="rhs")
+        c_buf, c_off = self._region(c, c_bytes, op=op, operand="dst",
+                                    access="RW" if op == "mad_acc" else "W")  # acc: C += ...
+        if bias_ptr is not None:
+            bias_buf, bias_off = self._region(bias_ptr, nv * ct.size, access="R", op=op,
+                                              operand="bias")
+
+        if gemv:   # GEMV: the single A row is read contiguously
+            x = _to_compute(a_buf[a_off:a_off + kv * at.size].view(at.np).reshape(1, kv), at)
+        else:
+            x = _read_compute(a_buf, a_off, a_lay, at)[:mv, :kv]
+        y = _read_compute(b_buf, b_off, b_lay, bt_)[:kv, :nv]
+        if is_float and sat is None:      # no clause: the CTRL register decides (bit 48)
+            sat = "nosat" if self.ctrl >> 48 & 1 else "sat"
+        if tf32_mode is not None:
+            x, y = _round_tf32(x, str(tf32_mode)), _round_tf32(y, str(tf32_mode))
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is modelled below
+            prod = x @ y
+            # Every input element reaches some output, so a finite product means finite
+            # inputs; only otherwise does saturating mode need its input pass.
+            if is_float and sat == "sat" and not np.isfinite(prod).all():
+                prod = saturate_inputs(x, at) @ saturate_inputs(y, bt_)
+            self._accumulate(op, prod, is_float, sat, c_buf, c_off, ct, mv, nv,
+                             bias_buf[bias_off:bias_off + nv * 4].view(ct.np)
+                             if bias_ptr is not None else None)
+
+    def _mad_setup(self, op: str, lhs: object, rhs: object, dst: object, bias: object,
+                   m: object, n: object, k: object, unit_flag: object, disable_gemv: object,
+                   sat: object, tf32_mode: object, n_dir: object) -> _MadSetup:
+        """`_mad`'s operand checks, raising as the op does; what they establish."""
         require_op(self, op)
         a = check_ptr(op, "lhs", lhs, "l0a")
         b = check_ptr(op, "rhs", rhs, "l0b")
@@ -205,39 +281,12 @@ class MadOps(MachineState):
                 raise DtypeError(f"bias element type {bias_ptr.dtype.name} must be the "
                                  f"accumulator type {c.dtype.name}", op=op, operand="bias")
             check_aligned(op, "bias", bias_ptr)
-
-        at, bt_, ct = a.dtype, b.dtype, c.dtype
+        at = a.dtype
         gemv = mv == 1 and not disable_gemv
         a_lay = l0a_layout(self.target.l0a_layout, mv, kv, at)
-        b_lay = l0b_layout(kv, nv, bt_)
-        c_lay = acc_layout(mv, nv, ct)
-        a_buf, a_off = self._region(a, (kv if gemv else a_lay.span) * at.size, access="R",
-                                    op=op, operand="lhs")
-        b_buf, b_off = self._region(b, b_lay.span * bt_.size, access="R", op=op, operand="rhs")
-        c_buf, c_off = self._region(c, c_lay.span * ct.size, op=op, operand="dst",
-                                    access="RW" if op == "mad_acc" else "W")  # acc: C += ...
-        if bias_ptr is not None:
-            bias_buf, bias_off = self._region(bias_ptr, nv * ct.size, access="R", op=op,
-                                              operand="bias")
-
-        if gemv:   # GEMV: the single A row is read contiguously
-            x = _to_compute(a_buf[a_off:a_off + kv * at.size].view(at.np).reshape(1, kv), at)
-        else:
-            x = _read_compute(a_buf, a_off, a_lay, at)[:mv, :kv]
-        y = _read_compute(b_buf, b_off, b_lay, bt_)[:kv, :nv]
-        if is_float and sat is None:      # no clause: the CTRL register decides (bit 48)
-            sat = "nosat" if self.ctrl >> 48 & 1 else "sat"
-        if tf32_mode is not None:
-            x, y = _round_tf32(x, tf32_mode), _round_tf32(y, tf32_mode)
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow is modelled below
-            prod = x @ y
-            # Every input element reaches some output, so a finite product means finite
-            # inputs; only otherwise does saturating mode need its input pass.
-            if is_float and sat == "sat" and not np.isfinite(prod).all():
-                prod = saturate_inputs(x, at) @ saturate_inputs(y, bt_)
-            self._accumulate(op, prod, is_float, sat, c_buf, c_off, ct, mv, nv,
-                             bias_buf[bias_off:bias_off + nv * 4].view(ct.np)
-                             if bias_ptr is not None else None)
+        return _MadSetup(a, b, c, bias_ptr, mv, nv, kv, gemv, is_float, a_lay,
+                         l0b_layout(kv, nv, b.dtype), (kv if gemv else a_lay.span) * at.size,
+                         acc_layout(mv, nv, c.dtype).span * c.dtype.size)
 
     def mad_mx(self, lhs: Ptr, rhs: Ptr, dst: Ptr, m: int, n: int, k: int, *,
                unit_flag: str | None = None, disable_gemv: bool = False,
@@ -343,10 +392,19 @@ class MadOps(MachineState):
                     c_off: int, ct: DType, mv: int, nv: int, bias: np.ndarray | None) -> None:
         if is_float:
             prod = prod.astype(np.float32, copy=False)
-            if op == "mad_acc" and nv % 16 == 0 and ct.np == np.float32:
-                # whole 16-column blocks: add into L0C's fractals in place
-                acc = acc_layout(align(mv, 16), nv, ct).view(c_buf, c_off, ct)[:mv]
-                np.add(acc, prod.reshape(acc.shape), out=acc)
+            if nv % 16 == 0 and ct.np == np.float32:
+                # whole 16-column blocks: the result goes straight into L0C's fractals,
+                # walked as (block, row, 16) - their memory order, so numpy's loop runs
+                # contiguously (elementwise results do not depend on the order)
+                acc = acc_layout(align(mv, 16), nv, ct).view(c_buf, c_off, ct)[:mv] \
+                    .transpose(1, 0, 2)
+                blocks = prod.reshape(mv, -1, 16).transpose(1, 0, 2)
+                if op == "mad_acc":
+                    np.add(acc, blocks, out=acc)
+                elif bias is not None:
+                    np.add(blocks, bias.reshape(-1, 1, 16), out=acc)
+                else:
+                    acc[...] = blocks
                 if sat == "sat" and not np.isfinite(acc).all():    # the reset state: clamp
                     acc[...] = np.nan_to_num(acc, nan=0.0, posinf=float(_F32_MAX),
                                              neginf=-float(_F32_MAX))
