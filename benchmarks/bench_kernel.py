@@ -60,8 +60,11 @@ def main() -> None:
     print(f"warm (parse {warm_parse:.3f} s + run, hazards off): {warm:.3f} s = "
           f"{warm / numpy_s:.1f}x numpy ({warm / numpy_1:.1f}x numpy on one thread); "
           f"cold total {total / numpy_s:.1f}x")
-    print(f"goal within 4x numpy: {'met' if warm <= 4 * numpy_s else 'MISSED'}; "
-          f"goal < 2 s: {'met' if total < 2 else 'MISSED'}")
+    # ptosim runs its matmuls on one BLAS thread (ptosim.blas), so the like-for-like figure
+    # is numpy on one thread; numpy's default threads are printed beside it
+    print(f"goal within 4x numpy: {'met' if warm <= 4 * numpy_1 else 'MISSED'} against one "
+          f"BLAS thread (ptosim's setting), {'met' if warm <= 4 * numpy_s else 'MISSED'} "
+          f"against numpy's default threads; goal < 2 s: {'met' if total < 2 else 'MISSED'}")
     runs = {True: [], False: []}
     for _ in range(3):                       # alternate to share machine noise
         for hazards in (False, True):

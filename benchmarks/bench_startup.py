@@ -5,7 +5,8 @@
 Each figure is the best of ``--rounds`` fresh processes, measured in the same run as its
 baselines: ``python -c "import numpy"`` (what any numpy tool pays) and the xDSL modules
 the parser needs imported on top of numpy (the floor a `.pto` run cannot go below while it
-parses with xDSL). Goal (issue 17): the run under 0.25 s. Bytecode is cached in a
+parses with xDSL), also with the garbage collector paused as the `ptosim` command runs its
+start-up (ptosim.startup). Goal (issue 17): the run under 0.25 s. Bytecode is cached in a
 temporary directory, as an installed package would have it. The last row is the same
 command answered by a warm ``ptosim server`` (started here in a private temporary socket
 directory, stopped at the end).
@@ -35,6 +36,7 @@ module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<ve
   }
 }
 """
+PAUSED = "import gc; gc.disable(); "     # as the `ptosim` command starts (ptosim.startup)
 XDSL = ("import numpy, xdsl.dialects.builtin, xdsl.dialects.arith, xdsl.dialects.func, "
         "xdsl.dialects.scf, xdsl.parser, xdsl.printer")
 
@@ -52,6 +54,7 @@ def main() -> None:
                "--arg", f"src={folder / 'in.bin'}"]
         cases = {"import numpy": [python(), "-c", "import numpy"],
                  "import numpy + xdsl (parser floor)": [python(), "-c", XDSL],
+                 "  the same, collector paused": [python(), "-c", PAUSED + XDSL],
                  "import ptosim": [python(), "-c", "import ptosim"],
                  "ptosim --help": [python(), "-m", "ptosim", "--help"],
                  "ptosim run (one op)": run}
@@ -73,9 +76,9 @@ def main() -> None:
         print(f"{name:36s} {wall:8.3f} {cpu:8.3f} {wall / base_wall:8.2f}")
     wall = got["ptosim run (one op)"][0]
     warm = got["ptosim run (one op), warm server"][0]
-    floor = got["import numpy + xdsl (parser floor)"][0]
+    floor = got["  the same, collector paused"][0]
     print(f"goal: run < 0.25 s -> cold {wall:.3f} s ({'met' if wall < 0.25 else 'not met'}; "
-          f"run - parser floor = {wall - floor:.3f} s), warm server {warm:.3f} s "
+          f"run - paused parser floor = {wall - floor:.3f} s), warm server {warm:.3f} s "
           f"({'met' if warm < 0.25 else 'not met'})")
 
 

@@ -4,6 +4,7 @@ No timings here (benchmarks/bench_startup.py and bench_memory.py print those): t
 pin the mechanisms — lazy public names, op classes built on first use, on-chip buffers as
 anonymous maps — and check that results do not change."""
 
+import gc
 import mmap
 import os
 import subprocess
@@ -217,3 +218,58 @@ def test_release_names_a_block_that_exists():
     for bad in (2, -1, "0"):
         with pytest.raises(PtoValueError, match="does not exist \\(block_dim = 2\\)"):
             m.release_block(bad)
+
+
+def test_pause_and_resume_the_collector():
+    from ptosim import startup
+    assert gc.isenabled()
+    try:
+        startup.resume()                    # no pause: nothing happens
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+        startup.pause()
+        assert not gc.isenabled()
+        startup.resume()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+        gc.unfreeze()
+        gc.disable()                        # the caller's choice: left alone
+        startup.pause()
+        startup.resume()
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+_COMMAND = """
+import gc, sys
+import ptosim.kernel as k
+seen = []
+parse = k.Kernel.from_bytes.__func__
+def spy(cls, *a, **kw):
+    seen.append(gc.isenabled())
+    return parse(cls, *a, **kw)
+k.Kernel.from_bytes = classmethod(spy)
+sys.argv = ["ptosim"] + sys.argv[1:]
+from ptosim.server import entry
+code = entry()
+print(code, seen, gc.isenabled(), gc.get_freeze_count() > 0)
+"""
+
+
+@pytest.mark.parametrize("args, want", [
+    (["run", "{kernel}"], "0 [False] True True"),           # paused while parsing
+    (["check", "{kernel}"], "0 [False] True True"),
+    (["run", "{missing}"], "2 [] True True"),               # a usage error resumes too
+    (["--help"], "0 [] True True"),
+    (["layout", "--layout", "nd", "--dtype", "f32", "--shape", "16x8"], "0 [] True True"),
+])
+def test_the_command_collects_no_garbage_until_its_kernel_is_parsed(tmp_path, args, want):
+    kernel = tmp_path / "k.pto"
+    kernel.write_text(
+        'module attributes {pto.target_arch = "a5"} {\n'
+        '  func.func @k() attributes {pto.aicore} {\n    return\n  }\n}\n')
+    argv = [a.format(kernel=kernel, missing=tmp_path / "none.pto") for a in args]
+    env = {**os.environ, "PYTHONPATH": SRC, "PTOSIM_SERVER": "off"}
+    got = subprocess.run([sys.executable, "-c", _COMMAND, *argv], env=env, check=True,
+                         capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    assert got == want

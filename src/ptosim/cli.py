@@ -34,6 +34,7 @@ from .files import (
     text_stream,
     write_all,
 )
+from .startup import resume
 from .targets import TARGETS, get_target
 
 DEFAULT_MAX_OPS = 10 ** 8       # ~10-20 min at the interpreter's 0.1-0.2 M scalar ops/s
@@ -65,6 +66,8 @@ def _load(args: argparse.Namespace) -> Any:
         usage = UsageError(err.detail)
         usage.candidates = err.candidates   # type: ignore[attr-defined]
         raise usage from None               # (`_check` reads the candidates)
+    finally:
+        resume()                        # parsed: start-up ends (ptosim.startup)
     if len(_KERNELS) >= 16:
         _KERNELS.pop(next(iter(_KERNELS)))
     _KERNELS[key] = kernel
@@ -982,6 +985,13 @@ def main(argv: list[str] | None = None,
     """Entry point; returns the process exit code (0 ok, 1 kernel error, 2 usage error).
     ``parser``: one `build_parser` made earlier (a sweep reuses it: building it costs
     more than running a small kernel)."""
+    try:
+        return _main(argv, parser)
+    finally:
+        resume()                        # never leaves the collector paused (ptosim.startup)
+
+
+def _main(argv: list[str] | None, parser: argparse.ArgumentParser | None) -> int:
     parser = parser or build_parser()
     try:
         args = parser.parse_args(argv)
@@ -995,6 +1005,8 @@ def main(argv: list[str] | None = None,
         return 2
     from .kernel import UsageError
     from .plotting import MissingDependencyError
+    if not hasattr(args, "kernel"):     # no kernel to parse: start-up ends here
+        resume()
     _SIGNALS.install()
     try:
         code = int(args.func(args))

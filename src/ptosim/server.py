@@ -18,6 +18,7 @@ sockets or fork run every command in-process.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import socket
@@ -164,6 +165,9 @@ def forward(argv: list[str]) -> int | None:
 def entry(argv: list[str] | None = None) -> int:
     """The `ptosim` command: forwarded to a warm server when one runs, else in-process."""
     args = sys.argv[1:] if argv is None else argv
+    if argv is None:                # the process's own command line: see ptosim.startup
+        from .startup import pause
+        pause()
     if args[:1] != ["server"]:
         code = forward(args)
         if code is not None:
@@ -273,6 +277,7 @@ def serve(idle: float = DEFAULT_IDLE, path: Path | None = None) -> int:
         print(f"ptosim server: already running on {path}", file=sys.stderr)
         return 1
     parser = _warm()
+    gc.freeze()     # what the forks share: their collections skip it, its pages stay shared
     path.unlink(missing_ok=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(path))
