@@ -219,54 +219,45 @@ class CubeMoveOps(MachineState):
         """L1 NZ image of A (or of A^T with ``transpose``) -> L0A fractals of A (m x k).
         ``start_row`` / ``start_col`` (PTOAS's 6-operand form) count 16-row fractals and
         C0 column blocks of the L1 image."""
-        op = "mte_l1_l0a"
-        key = _stage_key(op, src, dst, m, k, start_row, start_col, transpose)
-        stage = self._op_plans.get(key) if key is not None else None
-        if stage is None:
-            m = field(op, "m", m, MNK_BITS, 1)
-            k = field(op, "k", k, MNK_BITS, 1)
-            if self._with_starts(op, "l0a", src, dst, m, k, (start_row, start_col),
-                                 transpose):
-                return
-            s, d, dt = self._l1_to_l0(op, src, dst, "l0a", (m, k), transpose)
-            warning = None
-            if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
-                t = max(16, dt.c0)
-                dst_lay = tile_layout(self.target.l0a_layout, align(m, t), align(k, t), dt)
-                warning = (op, "m", m, t, dst_lay, l0a_layout(self.target.l0a_layout, m, k, dt),
-                           (m, k))
-            else:
-                dst_lay = l0a_layout(self.target.l0a_layout, m, k, dt)
-            stage = _stage_setup(s, d, dt, dst_lay, bool(transpose), False, warning)
-            if key is not None:
-                self._op_plans[key] = stage
-        self._stage(op, stage)
+        self._to_l0("mte_l1_l0a", "l0a", src, dst, ("m", m), ("k", k), (start_row, start_col),
+                    transpose)
 
     def mte_l1_l0b(self, src: Ptr, dst: Ptr, k: int, n: int, start_row: int = 0,
                    start_col: int = 0, *, transpose: bool = False) -> None:
         """L1 ZN image of B, or with ``transpose`` the NZ image of B -> L0B fractals of B.
         ``start_row`` / ``start_col`` (6-operand form) count 16-column blocks of N and C0
         blocks of K, as the lowering passes them to load_cbuf_to_cb."""
-        op = "mte_l1_l0b"
-        key = _stage_key(op, src, dst, k, n, start_row, start_col, transpose)
+        self._to_l0("mte_l1_l0b", "l0b", src, dst, ("k", k), ("n", n), (start_row, start_col),
+                    transpose)
+
+    def _to_l0(self, op: str, space: str, src: object, dst: object, rows: tuple[str, object],
+               cols: tuple[str, object], starts: tuple[object, object],
+               transpose: bool) -> None:
+        """mte_l1_l0a (``rows`` m, ``cols`` k) or mte_l1_l0b (k, n): the checks, layouts and
+        copy plan once per distinct operands (`_stage_key`), the move every call."""
+        key = _stage_key(op, src, dst, rows[1], cols[1], *starts, transpose)
         stage = self._op_plans.get(key) if key is not None else None
         if stage is None:
-            k = field(op, "k", k, MNK_BITS, 1)
-            n = field(op, "n", n, MNK_BITS, 1)
-            if self._with_starts(op, "l0b", src, dst, n, k, (start_row, start_col),
-                                 transpose):
+            r = field(op, rows[0], rows[1], MNK_BITS, 1)
+            c = field(op, cols[0], cols[1], MNK_BITS, 1)
+            # the register form's fractal rows: A's m, B's n
+            if self._with_starts(op, space, src, dst, *((r, c) if space == "l0a" else (c, r)),
+                                 starts, transpose):
                 return
-            s, d, dt = self._l1_to_l0(op, src, dst, "l0b", (k, n), transpose)
+            s, d, dt = self._l1_to_l0(op, src, dst, space, (r, c), transpose)
+            name = self.target.l0a_layout if space == "l0a" else "ZN"
+            plain = l0a_layout(name, r, c, dt) if space == "l0a" else l0b_layout(r, c, dt)
             warning = None
-            if transpose:
+            dst_lay = plain
+            if transpose:   # whole transpose blocks move: both extents padded to max(16, C0)
                 t = max(16, dt.c0)
-                dst_lay = tile_layout("ZN", align(k, t), align(n, t), dt)
-                warning = (op, "n", n, t, dst_lay, l0b_layout(k, n, dt), (k, n))
-            else:
-                dst_lay = l0b_layout(k, n, dt)
+                dst_lay = tile_layout(name, align(r, t), align(c, t), dt)
+                # the extent whose padding can spill: A's m, B's n
+                spill, extent = (rows[0], r) if space == "l0a" else (cols[0], c)
+                warning = (op, spill, extent, t, dst_lay, plain, (r, c))
             # L0B's ZN image of B is the NZ image of B^T, and so is an L1 ZN source; an L1
             # NZ image of B (``transpose``) is the transposed NZ form of B^T.
-            stage = _stage_setup(s, d, dt, dst_lay, bool(transpose), True, warning)
+            stage = _stage_setup(s, d, dt, dst_lay, bool(transpose), space == "l0b", warning)
             if key is not None:
                 self._op_plans[key] = stage
         self._stage(op, stage)
