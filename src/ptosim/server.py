@@ -3,7 +3,7 @@ numpy, xDSL and ptosim imported; each later ``ptosim ...`` command of the same u
 the same installation is run by a fork of it instead of importing everything again.
 
 The client side (`forward`) uses the standard library only, so a forwarded command costs
-a socket round trip and a fork, not ~0.5 s of imports. The forked child gets the caller's
+a socket round trip and a fork, not ~0.3 s of imports. The forked child gets the caller's
 stdin / stdout / stderr (passed over the Unix socket), working directory, environment
 and arguments, runs `ptosim.cli.main` and reports its exit code; SIGINT / SIGTERM /
 SIGHUP sent to the client are forwarded to the child, so ptosim's interrupt handling
