@@ -313,7 +313,7 @@ class DmaOps(MachineState):
         if burst is not None:
             run_burst(self, op, ("src", "dst"), src, dst, burst)
             return
-        self._frac_move(op, src, dst, mode, fields)
+        self._frac_general(op, src, dst, mode, fields)    # the set-up found no burst
 
     def _frac_setup(self, op: str, src: object, dst: object, mode: object, shape: object,
                     src_layout: object, dst_group: object, ctrl: object
@@ -361,12 +361,16 @@ class DmaOps(MachineState):
     def _frac_move(self, op: str, s: Ptr, d: Ptr, mode: str, fields: tuple) -> None:
         """mte_gm_l1_frac after its operand checks: bounds, overlap warning, the move.
         The tile layer calls it directly once it has established the same facts."""
-        n, dv, inner, outer, g, l2, l3, l4, small = fields
-        if n == 0 or dv == 0:
-            return
         burst = self._frac_burst(d, mode, fields)
         if burst is not None:
             run_burst(self, op, ("src", "dst"), s, d, burst)
+            return
+        self._frac_general(op, s, d, mode, fields)
+
+    def _frac_general(self, op: str, s: Ptr, d: Ptr, mode: str, fields: tuple) -> None:
+        """`_frac_move` of a load that is no burst copy (`_frac_burst` gave None)."""
+        n, dv, inner, outer, g, l2, l3, l4, small = fields
+        if n == 0 or dv == 0:
             return
         es, c0 = d.dtype.size, d.dtype.c0
         rs, cs = (inner, es) if mode == "nd2nz" else (es, inner)  # src bytes per r, per c
