@@ -8,19 +8,9 @@ import pytest
 import ptosim
 from ptosim.errors import PtoSyntaxError, VerifyError
 from ptosim.kernel import Kernel
+from tile_helpers import read, vec
 
 F32, F16 = np.float32, np.float16
-
-
-def vec(m, name, rows, cols, data=None, valid=None):
-    t = m.tile("Vec", name, rows, cols, valid=valid)
-    if data is not None:
-        m.write(t.ptr, np.ascontiguousarray(data, dtype=np.dtype(data.dtype)).ravel())
-    return t
-
-
-def read(m, t):
-    return m.read(t.ptr, t.rows * t.cols).reshape(t.rows, t.cols)
 
 
 def exact_div(a, b, to):

@@ -15,6 +15,7 @@ import pytest
 
 import ptosim
 from ptosim.errors import PtoValueError
+from tile_helpers import read, vec
 
 F32_MAX = 3.4028234663852886e38
 F16_MAX = 65504.0
@@ -132,17 +133,6 @@ def trunc_rem_int(a: int, b: int) -> int:
 
 
 # --- running the ops -------------------------------------------------------------------
-def vec(m, name, rows, cols, data=None):
-    t = m.tile("Vec", name, rows, cols)
-    if data is not None:
-        m.write(t.ptr, np.ascontiguousarray(data).ravel())
-    return t
-
-
-def read(m, t):
-    return m.read(t.ptr, t.rows * t.cols).reshape(t.rows, t.cols)
-
-
 def run(op, a, b, name, target, **kw):
     """dst after the op (b an array: the tile form; a number: the scalar form); also the
     source tiles afterwards."""

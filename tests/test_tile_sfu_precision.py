@@ -11,20 +11,10 @@ import pytest
 import ptosim
 from ptosim.errors import PtoSyntaxError, PtoTypeError, VerifyError
 from ptosim.kernel import Kernel
+from tile_helpers import read, vec
 
 F32, F16 = np.float32, np.float16
 HP = "high_precision"
-
-
-def vec(m, name, rows, cols, data=None):
-    t = m.tile("Vec", name, rows, cols)
-    if data is not None:
-        m.write(t.ptr, np.ascontiguousarray(data).ravel())
-    return t
-
-
-def read(m, t):
-    return m.read(t.ptr, t.rows * t.cols).reshape(t.rows, t.cols)
 
 
 def u(x):

@@ -17,6 +17,19 @@ def put(m, t, a):
     m.write(t.ptr, np.ascontiguousarray(a, dtype=t.dtype.np).ravel())
 
 
+def vec(m, name, rows, cols, data=None, valid=None):
+    """A Vec tile, holding ``data`` (already of the tile's element type) row-major."""
+    t = m.tile("Vec", name, rows, cols, valid=valid)
+    if data is not None:
+        m.write(t.ptr, np.ascontiguousarray(data).ravel())
+    return t
+
+
+def read(m, t):
+    """All rows x cols of tile ``t``, as its element type."""
+    return m.read(t.ptr, t.rows * t.cols).reshape(t.rows, t.cols)
+
+
 def blank(m, name, rows, cols, valid=None):
     """A Vec tile filled with SENTINEL bytes."""
     t = m.tile("Vec", name, rows, cols, valid=valid)
