@@ -3,7 +3,6 @@
 
 import numpy as np
 import pytest
-from xdsl.ir import SSAValue
 
 import ptosim
 from ptosim.api import PLANNED_OPS
@@ -31,6 +30,7 @@ from ptosim.frontend import (
     print_module,
     ptr_info,
 )
+from ptosim.mlir.ir import SSAValue
 
 # Pointers of every space and the scalars the snippets use. %cN is N (i64).
 PRELUDE = """module attributes {pto.target_arch = "a5"} {

@@ -5,9 +5,6 @@ The kernels are written here in the PTO-Gym style (5-D views, partition, alloc_t
 ops); nothing is read from outside the repository."""
 
 import pytest
-from xdsl.dialects.builtin import f16, f32
-from xdsl.ir import SSAValue
-from xdsl.utils.exceptions import VerifyException
 
 import ptosim
 from ptosim.errors import PtoSyntaxError
@@ -40,6 +37,9 @@ from ptosim.frontend import (
     tile_info,
     view_info,
 )
+from ptosim.mlir.builtin import f16, f32
+from ptosim.mlir.exceptions import VerifyException
+from ptosim.mlir.ir import SSAValue
 
 # --- kernels -----------------------------------------------------------------------------------
 VEC = """module attributes {pto.target_arch = "a5", pto.kernel_kind = #pto.kernel_kind<vector>} {

@@ -40,8 +40,22 @@ def _fresh(code: str) -> str:
 def test_import_ptosim_loads_no_op_registry():
     out = _fresh("import sys, ptosim\n"
                  "print(sorted(m for m in ('ptosim.api', 'ptosim.isa', 'ptosim.frontend',"
-                 " 'numpy', 'xdsl') if m in sys.modules))")
+                 " 'ptosim.mlir', 'numpy') if m in sys.modules))")
     assert out == "[]"
+
+
+def test_parsing_and_running_a_kernel_needs_no_xdsl():
+    """The front end is ptosim.mlir: a parse, a verify and a run import no xDSL module
+    (xDSL stays only as the reference of the tests/mlir comparison tests)."""
+    kernel = ('module attributes {pto.target_arch = "a5"} {\n'
+              '  func.func @k() attributes {pto.aicore} {\n'
+              '    %c = arith.constant 3 : index\n    return\n  }\n}\n')
+    out = _fresh("import sys\n"
+                 "from ptosim.kernel import Kernel\n"
+                 f"Kernel.from_text({kernel!r}).run({{}})\n"
+                 "print(sorted(m for m in sys.modules if m.split('.')[0] == 'xdsl'),"
+                 " 'ptosim.mlir.parser' in sys.modules)")
+    assert out == "[] True"
 
 
 def test_public_names_load_on_first_use():
@@ -76,6 +90,20 @@ module attributes {pto.target_arch = "a5"} {
     made, total = out.rsplit(" ", 1)
     assert made == "['pto.pset_b32', 'pto.vadd', 'pto.vlds', 'pto.vsts']"
     assert int(total) > 100
+
+
+def test_parsing_builds_only_the_arith_ops_a_kernel_names():
+    kernel = ('module attributes {pto.target_arch = "a5"} {\n'
+              '  func.func @k(%a: i64) attributes {pto.aicore} {\n'
+              '    %b = arith.muli %a, %a : i64\n    return\n  }\n}\n')
+    out = _fresh("from ptosim.frontend import parse_module\n"
+                 "from ptosim.mlir import arith\n"
+                 f"parse_module({kernel!r})\n"
+                 "print(sorted(arith._BUILT), len(arith.OP_NAMES))")
+    built, total = out.rsplit(" ", 1)
+    # constant and index_cast are defined at import (ptosim names their classes)
+    assert built == "['arith.constant', 'arith.index_cast', 'arith.muli']"
+    assert int(total) == 48
 
 
 def test_one_class_per_generated_mnemonic():

@@ -563,7 +563,7 @@ def _check_arg_file(p: Any, path: Path, size: int, ident: tuple[int, int],
 
 def _static_bytes(t: Any) -> int | None:
     """Bytes of a memref parameter with a fully static shape, else None."""
-    from xdsl.dialects.builtin import MemRefType
+    from .mlir.builtin import MemRefType
     if not isinstance(t, MemRefType):
         return None
     shape = t.get_shape()

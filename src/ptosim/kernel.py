@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
-from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
-from xdsl.ir import Operation
 
 from . import blas as _blas
 from .api import Machine
@@ -30,6 +28,8 @@ from .interp.executor import pointer_like
 from .interp.hazards import HazardChecker, buffer_namer
 from .interp.oplog import OpLog
 from .interp.timeline import Observers, Timeline
+from .mlir.builtin import IndexType, IntegerType, ModuleOp
+from .mlir.ir import Operation
 
 
 class UsageError(PtoError):

@@ -1,5 +1,5 @@
 """A warm `ptosim` for the command line: ``ptosim server start`` keeps one process with
-numpy, xDSL and ptosim imported; each later ``ptosim ...`` command of the same user and
+numpy and ptosim imported; each later ``ptosim ...`` command of the same user and
 the same installation is run by a fork of it instead of importing everything again.
 
 The client side (`forward`) uses the standard library only, so a forwarded command costs

@@ -1,6 +1,6 @@
 """The `ptosim` command's start-up: no cyclic garbage collection while it loads.
 
-Importing numpy, xDSL and ptosim and parsing a kernel allocate a few hundred thousand
+Importing numpy and ptosim and parsing a kernel allocate a few hundred thousand
 long-lived objects and almost no garbage, yet CPython's collector runs about 150 times over
 them: some 40 ms of a 0.4 s one-op `ptosim run` (`benchmarks/bench_startup.py`). So the
 command pauses the collector from its first line (`pause`) until its kernel is parsed

@@ -1,10 +1,10 @@
-"""The ``.pto`` text front end: a ``pto`` dialect on xDSL, parsing and printing.
+"""The ``.pto`` text front end: a ``pto`` dialect on `ptosim.mlir`, parsing and printing.
 
 Entry points::
 
-    parse_module(text, filename="<input>") -> xdsl ModuleOp   # raises only PtoSyntaxError
+    parse_module(text, filename="<input>") -> ModuleOp        # raises only PtoSyntaxError
     print_module(module) -> str                               # canonical text, round-trips
-    load_context() -> xdsl Context                            # builtin, func, arith, scf, pto
+    load_context() -> Context                                 # builtin, func, arith, scf, pto
     op_location(op) -> "file:line:col" | None                 # where a parsed op starts
 
 What the interpreter uses
@@ -13,7 +13,7 @@ Every op class carries ``SPEC``, its `ptosim.isa.OpSpec` (the registry entry: pi
 targets, Machine method ...), attached when the dialect is built. Micro ops (`MICRO_OPS`, all
 subclasses of `MicroOp`) have ``SPEC.method`` (the `ptosim.Machine` method name) and
 ``python_call() -> (positional, keywords)`` in exactly that method's Python shape;
-every operand is an xDSL ``SSAValue`` (also inside tuples and
+every operand is an ``SSAValue`` (also inside tuples and
 lists), keywords hold str / bool::
 
     pos, kw = op.python_call()      # substitute runtime values for the SSAValues, then

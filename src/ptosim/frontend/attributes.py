@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
+from ..dtypes import DTYPES
+from ..mlir.builtin import (
     AnyFloat,
     IndexType,
     IntegerType,
@@ -24,13 +25,11 @@ from xdsl.dialects.builtin import (
     Signedness,
     StringAttr,
 )
-from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
-
-from ..dtypes import DTYPES
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from ..mlir.irdl import irdl_attr_definition
+from ..mlir.parser import AttrParser
+from ..mlir.printer import Printer
 
 # Canonical pointer spaces, and the other names (memref enum mnemonics) that mean them.
 SPACES: tuple[str, ...] = ("gm", "l1", "l0a", "l0b", "l0c", "ub", "bt", "fb")

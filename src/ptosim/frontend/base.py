@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.ir import SSAValue
-from xdsl.irdl import IRDLOperation
-from xdsl.utils.exceptions import VerifyException
-
 from ..isa import OpSpec
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import SSAValue
+from ..mlir.irdl import IRDLOperation
 from .attributes import kind_error
 
 Slot = tuple[str, SSAValue, str]  # operand label, value, kind

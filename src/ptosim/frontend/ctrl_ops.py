@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import i64
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import Pure
-
+from ..mlir.builtin import i64
+from ..mlir.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
+from ..mlir.traits import Pure
 from .syntax import Operands, parse_types, print_types, print_values
 
 

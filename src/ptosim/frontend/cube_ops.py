@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i1
-from xdsl.ir import Attribute
-from xdsl.irdl import (
+from ..mlir.builtin import IntegerAttr, StringAttr, UnitAttr, i1
+from ..mlir.ir import Attribute
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
@@ -26,9 +26,8 @@ from xdsl.irdl import (
     opt_prop_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 from .base import MicroOp, Slot, require
 from .syntax import (
     Operands,

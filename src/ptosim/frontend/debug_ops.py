@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from xdsl.dialects.builtin import (
+from ..errors import PtoValueError
+from ..mlir.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
@@ -18,11 +19,9 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
 )
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-
-from ..errors import PtoValueError
+from ..mlir.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 
 _SCALARS = (IndexType, IntegerType, Float16Type, Float32Type, Float64Type)
 # one printf conversion: flags, width, precision, length modifier (dropped), conversion

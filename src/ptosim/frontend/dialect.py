@@ -1,12 +1,11 @@
-"""The ``pto`` xDSL dialect: every op and attribute class of the front end, registered."""
+"""The ``pto`` dialect: every op and attribute class of the front end, registered."""
 
 from __future__ import annotations
 
 import importlib
 
-from xdsl.ir import Attribute, Dialect, Operation
-
 from ..isa import BY_MNEMONIC
+from ..mlir.ir import Attribute, Dialect, Operation
 from .attributes import (
     AddressSpaceAttr,
     F4E1M2x2Type,

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import SSAValue
-from xdsl.irdl import (
+from ..mlir.builtin import StringAttr
+from ..mlir.ir import SSAValue
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
@@ -24,9 +24,8 @@ from xdsl.irdl import (
     prop_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 from .base import MicroOp, Slot, require, triples
 from .syntax import (
     Operands,

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import ParametrizedAttribute
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, prop_def
-from xdsl.parser import AttrParser, Parser
-from xdsl.printer import Printer
-
+from ..mlir.builtin import StringAttr
+from ..mlir.ir import ParametrizedAttribute
+from ..mlir.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, prop_def
+from ..mlir.parser import AttrParser, Parser
+from ..mlir.printer import Printer
 from .attributes import EVENTS, _WordAttr
 
 # PTOAS mapSyncOpTypeToPipe

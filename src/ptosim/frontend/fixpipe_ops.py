@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import StringAttr
-from xdsl.irdl import (
+from ..mlir.builtin import StringAttr
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
@@ -29,9 +29,8 @@ from xdsl.irdl import (
     opt_prop_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 from .base import MicroOp, Slot, require
 from .syntax import (
     Operands,

@@ -23,7 +23,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (
+from ..dtypes import dtype
+from ..isa import GENERATED, OpSpec
+from ..isa.tile_vector import bind, signature
+from ..mlir.builtin import (
     ArrayAttr,
     IntegerAttr,
     IntegerType,
@@ -32,8 +35,9 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, SSAValue
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
@@ -41,13 +45,8 @@ from xdsl.irdl import (
     opt_prop_def,
     var_operand_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
-
-from ..dtypes import dtype
-from ..isa import GENERATED, OpSpec
-from ..isa.tile_vector import bind, signature
+from ..mlir.parser import Parser, UnresolvedOperand
+from ..mlir.printer import Printer
 from .attributes import _WordAttr, element_name, kind_error
 from .base import MicroOp, Slot
 from .syntax import (
@@ -532,8 +531,8 @@ def _make(spec: OpSpec) -> type[IRDLOperation]:
     return cls
 
 
-# Classes are built on first use: building all of them (xDSL's irdl_op_definition per
-# row) was about half the front end's import time, and a kernel names a handful.
+# Classes are built on first use: building all of them (irdl_op_definition per row)
+# costs milliseconds at import, and a kernel names a handful.
 _BY_MNEMONIC: dict[str, OpSpec] = {s.mnemonic: s for s in GENERATED}
 _MADE: dict[str, type[IRDLOperation]] = {}
 

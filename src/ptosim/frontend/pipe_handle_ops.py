@@ -20,20 +20,19 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
-from xdsl.irdl import (
+from ..isa import OpSpec
+from ..mlir.builtin import IntegerAttr, IntegerType
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from ..mlir.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
-
-from ..isa import OpSpec
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 from .pipe_ops import SPLITS, _attrs, int_attr
 from .tile_types import TileBufType
 
@@ -133,6 +132,7 @@ class InitializeL2LPipeOp(_HandleOp):
                                   f"within {_MAX_FLAG_IDS} hardware flag ids")
         nosplit = self.attributes.get("nosplit")
         if nosplit is not None and not (isinstance(nosplit, IntegerAttr)
+                                        and isinstance(nosplit.type, IntegerType)
                                         and nosplit.type.width.data == 1):
             raise VerifyException(f"{self.name}: 'nosplit' must be true or false")
         if not 1 <= len(self.args) <= 2:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import ClassVar, TypeVar
 
-from xdsl.dialects.builtin import (
+from ..isa import OpSpec
+from ..mlir.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -27,13 +28,11 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
 )
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, var_operand_def, var_result_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
-
-from ..isa import OpSpec
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, SSAValue
+from ..mlir.irdl import IRDLOperation, irdl_op_definition, var_operand_def, var_result_def
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 from .attributes import AddressSpaceAttr
 from .tile_types import TileBufType
 

@@ -10,13 +10,12 @@
 
 from __future__ import annotations
 
-from xdsl.ir import Attribute
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
-
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute
+from ..mlir.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
+from ..mlir.traits import Pure
 from .attributes import is_int_type, is_pointer_type, ptr_info
 from .syntax import Operands, parse_type_at, resolve_untyped
 

@@ -16,18 +16,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerType, MemRefType
-from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import (
+from ..mlir.builtin import IntegerType, MemRefType
+from ..mlir.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from ..mlir.irdl import (
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     result_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 from .attributes import AddressSpaceAttr, PtrType, element_name, ptr_info
 from .syntax import Operands, parse_type_at, parse_types
 from .tile_types import PartitionTensorViewType, TensorViewType

@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import i64
-from xdsl.ir import Block, Region
-from xdsl.irdl import IRDLOperation, irdl_op_definition, region_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import NoTerminator, Pure
-from xdsl.utils.exceptions import VerifyException
+from ..mlir.builtin import i64
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Block, Region
+from ..mlir.irdl import IRDLOperation, irdl_op_definition, region_def, result_def, traits_def
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
+from ..mlir.traits import NoTerminator, Pure
 
 
 class BareRegionOp(IRDLOperation):

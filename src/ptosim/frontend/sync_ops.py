@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import IntAttr, StringAttr
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
+from ..mlir.builtin import IntAttr, StringAttr
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, SSAValue
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
@@ -28,10 +29,8 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
-
+from ..mlir.parser import Parser, UnresolvedOperand
+from ..mlir.printer import Printer
 from .attributes import EVENTS, PIPES, PipeAttr, is_int_type
 from .syntax import Operands, choice, parse_types, print_types, resolve_untyped
 

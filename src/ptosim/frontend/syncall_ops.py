@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerType, MemRefType, StringAttr
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
+from ..mlir.builtin import IntegerType, MemRefType, StringAttr
+from ..mlir.ir import Attribute, SSAValue
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
@@ -26,9 +26,8 @@ from xdsl.irdl import (
     opt_operand_def,
     prop_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
 from .attributes import AddressSpaceAttr, _WordAttr, element_name
 from .syntax import Operands, parse_types
 from .tile_types import PartitionTensorViewType, TensorViewType, TileBufType

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, SSAValue
-from xdsl.parser import Parser, UnresolvedOperand
-from xdsl.printer import Printer
-
+from ..mlir.builtin import IndexType
+from ..mlir.ir import Attribute, SSAValue
+from ..mlir.parser import Parser, UnresolvedOperand
+from ..mlir.printer import Printer
 from .attributes import PtrType, kind_error, parse_ptr_body
 
 Typed = tuple[Attribute, int]  # a parsed type and the position it started at

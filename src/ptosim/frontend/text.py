@@ -1,6 +1,6 @@
-"""``.pto`` text <-> xDSL module, with every failure reported as one `PtoSyntaxError`.
+"""``.pto`` text <-> module, with every failure reported as one `PtoSyntaxError`.
 
-xDSL raises its own exception types (and Python raises RecursionError, MemoryError,
+The parser raises its own exception types (and Python raises RecursionError, MemoryError,
 ValueError ... on hostile input); `parse_module` turns all of them into a
 `PtoSyntaxError` located at ``file:line:col``.
 """
@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from io import StringIO
 
-from xdsl.context import Context
-from xdsl.dialects.arith import Arith, IndexCastOp
-from xdsl.dialects.builtin import (
+from ..errors import NotImplementedTextOpError, PtoSyntaxError, printable
+from ..isa.planned import planned_mnemonic
+from ..mlir import arith
+from ..mlir.builtin import (
     UNKNOWN_LOC,
     Builtin,
     FileLineColLoc,
-    IndexType,
     IntAttr,
     IntegerType,
     MemRefType,
@@ -26,45 +26,25 @@ from xdsl.dialects.builtin import (
     TensorType,
     VectorType,
 )
-from xdsl.dialects.func import Func, FuncOp
-from xdsl.dialects.scf import Scf
-from xdsl.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
-from xdsl.irdl import IRDLOperation, base, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.parser.generic_parser import ParserState
-from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, NoTerminator, Pure
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Input, Span
-from xdsl.utils.mlir_lexer import MLIRLexer
-
-from ..errors import NotImplementedTextOpError, PtoSyntaxError, printable
-from ..isa.planned import planned_mnemonic
+from ..mlir.context import Context
+from ..mlir.exceptions import DiagnosticException, ParseError, Span, VerifyException
+from ..mlir.func import Func, FuncOp
+from ..mlir.ir import Attribute, Block, Operation, SSAValue, TypeAttribute
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
+from ..mlir.scf import Scf
+from ..mlir.traits import IsolatedFromAbove, NoTerminator
 from .dialect import LAZY_NAMES, PTO_CORE, lazy_classes
 from .generated_ops import generated_op
 from .vector_ops import vector_scope_error
 
-_MAX_MESSAGE = 400  # xDSL messages can embed whole attributes; keep diagnostics readable
-
-
-@irdl_op_definition
-class IndexCastUIOp(IRDLOperation):
-    """``arith.index_castui``: MLIR's unsigned index cast (the source is zero-extended),
-    which xDSL's arith dialect lacks; syntax and verifier as ``arith.index_cast``."""
-
-    name = "arith.index_castui"
-    input = operand_def(base(IntegerType) | base(IndexType))
-    result = result_def(base(IntegerType) | base(IndexType))
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
-
-    verify_ = IndexCastOp.verify_
+_MAX_MESSAGE = 400  # parser messages can embed whole attributes; keep diagnostics readable
 
 
 class _Context(Context):
-    """Builds a generated pto op's class the first time a kernel names it, and loads a
-    module of `LAZY_MODULES` the first time a kernel names one of its ops, attributes or
-    types."""
+    """Builds an arith op's or a generated pto op's class the first time a kernel names
+    it, and loads a module of `LAZY_MODULES` the first time a kernel names one of its ops,
+    attributes or types."""
 
     def _load_lazy(self, name: str) -> bool:
         module = LAZY_NAMES.get(name)
@@ -86,7 +66,11 @@ class _Context(Context):
 
     def _get_known_op(self, name: str) -> type[Operation] | None:
         known = super()._get_known_op(name)
-        if known is None and name.startswith("pto."):
+        if known is None and name.startswith("arith."):
+            known = arith.op_class(name)
+            if known is not None:
+                self._loaded_ops[name] = known
+        elif known is None and name.startswith("pto."):
             known = generated_op(name)
             if known is not None:
                 self._loaded_ops[name] = known
@@ -109,11 +93,13 @@ class _Context(Context):
 
 def load_context() -> Context:
     """A context with builtin, func, arith, scf and pto; unknown ops are errors. Its
-    ``loaded_ops`` grow as generated pto ops are looked up (`generated_op`)."""
+    ``loaded_ops`` grow as arith ops and generated pto ops are looked up
+    (`ptosim.mlir.arith.op_class`, `generated_op`)."""
     ctx = _Context(allow_unregistered=False)
-    for dialect in (Builtin, Func, Arith, Scf, PTO_CORE):
+    for dialect in (Builtin, Func, Scf, PTO_CORE):
         ctx.load_dialect(dialect)
-    ctx.load_op(IndexCastUIOp)
+    for attr in arith.ATTRIBUTES:
+        ctx.load_attr_or_type(attr)
     return ctx
 
 
@@ -125,15 +111,6 @@ def _context() -> Context:
     if _CONTEXT is None:
         _CONTEXT = load_context()
     return _CONTEXT
-
-
-class _SafeLexer(MLIRLexer):
-    """xDSL's string-literal pattern nests ``+`` inside ``*``: an unterminated literal
-    backtracks exponentially. The same pattern with possessive quantifiers matches the same
-    strings (the alternatives start with different characters) and fails in linear time."""
-
-    _unescaped_characters_regex = re.compile(
-        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
 class _NameError(ParseError):
@@ -148,8 +125,7 @@ class _Parser(Parser):
     """Remembers where each op starts (verifier errors point there) and names unknown ops."""
 
     def __init__(self, ctx: Context, text: str, name: str) -> None:
-        super().__init__(ctx, "", name)
-        self._parser_state = ParserState(_SafeLexer(Input(text, name)))
+        super().__init__(ctx, text, name)
         self.text = text
         self.filename = StringAttr(name)
         self.op_starts: dict[Operation, int] = {}
@@ -195,14 +171,14 @@ class _Parser(Parser):
 
     def _at_name(self, err: ParseError, pos: int) -> ParseError:
         """Unknown dialect types and attributes are reported where their name starts
-        (xDSL reports the token after it)."""
+        (the parser reports the token after it)."""
         if err.msg.endswith("is not registered") and not isinstance(err, _NameError):
             return _NameError(Span(pos, pos, self.lexer.input), err.msg)
         return err
 
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
-        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self.dialect_stack)
         if op_type is None:
             at = self.lexer.input.content.rfind(name, 0, self.pos)
             if (planned := planned_mnemonic(name)) is not None:
@@ -214,12 +190,12 @@ class _Parser(Parser):
 
 
 _MAX_INT_WIDTH = 64         # PTO scalars are at most 64 bits
-_MAX_ELEMENTS = 1 << 20     # xDSL materialises dense constants element by element
+_MAX_ELEMENTS = 1 << 20     # dense constants are materialised element by element
 
 
 def _oversized(t: Attribute) -> str | None:
-    """Types whose later use would exhaust memory (xDSL computes ``1 << width`` for integer
-    constants and expands dense splats): reject them where they are written."""
+    """Types whose later use would exhaust memory (integer constants are range-checked with
+    ``1 << width`` and dense splats expanded): reject them where they are written."""
     if isinstance(t, IntegerType) and t.width.data > _MAX_INT_WIDTH:
         return f"integer type {t.width.data} bits wide; at most {_MAX_INT_WIDTH} supported"
     if isinstance(t, (TensorType, VectorType, MemRefType)):
@@ -257,7 +233,7 @@ def _error(text: str, filename: str, pos: int, message: str,
     return kind(message, loc=location(text, filename, pos))
 
 
-# PTOAS prints enum attributes as ``#pto<atomic_type atomic_add>``; xDSL reads the dotted
+# PTOAS prints enum attributes as ``#pto<atomic_type atomic_add>``; the parser reads the dotted
 # ``#pto.atomic_type<atomic_add>``. The rewrite keeps every offset (pads after the '>').
 _PRETTY_ATTR = re.compile(r"#pto<([A-Za-z_]\w*)(\s+)([A-Za-z_]\w*)>")
 
@@ -304,7 +280,7 @@ def parse_module(text: str, filename: str = "<input>") -> ModuleOp:
 
 
 def _parse_message(err: ParseError) -> str:
-    """xDSL's message, reworded where it is unclear on its own."""
+    """The parser's message, reworded where it is unclear on its own."""
     message = err.msg.strip()
     if message == "Could not parse entire input!":
         return "expected an operation"
@@ -312,7 +288,7 @@ def _parse_message(err: ParseError) -> str:
         return f"unknown type or attribute '{m.group(1)}'"
     if message.startswith("Expected suffix identifier after"):
         return f"expected a name after '{err.span.text[:1]}'"
-    if message.startswith("in ") or not message:  # xDSL gave only the context
+    if message.startswith("in ") or not message:  # the parser gave only the context
         token = err.span.text[:20]
         message = f"unexpected '{token}'" + (f" {message}" if message else "")
     return message
@@ -349,15 +325,16 @@ def _verify(module: ModuleOp, parser: _Parser, text: str, filename: str) -> None
                 if len(region.blocks) == 1 and not region.block.ops \
                         and not op.has_trait(NoTerminator):
                     raise VerifyException("its body is empty but must end in a terminator")
-        except Exception as err:  # noqa: BLE001 - xDSL verifiers raise several types
+        except Exception as err:  # noqa: BLE001 - verifiers raise several types
             raise _error(text, filename, parser.op_starts.get(op, 0),
                          _verify_message(op, err)) from None
 
 
 def _verify_call(op: Operation, tables: dict[Operation, dict[str, Operation]]) -> bool:
-    """xDSL's func.call verifier with a symbol dictionary built once per module: xDSL
-    scans the module for each call, which made 1,000 calls take 15 s (quadratic). Same
-    rules and messages; False (let xDSL verify) for nested symbol references."""
+    """func.call's verifier with a symbol dictionary built once per module: the op's own
+    verifier scans the module for each call (quadratic: 1,000 calls took 15 s under
+    xDSL). Same rules and messages; False (the op verifies itself) for nested symbol
+    references."""
     callee = op.properties["callee"]
     if not isinstance(callee, SymbolRefAttr) or callee.nested_references.data:
         return False
@@ -393,13 +370,13 @@ def _verify_call(op: Operation, tables: dict[Operation, dict[str, Operation]]) -
 def _use_before_definition(module: ModuleOp) -> tuple[Operation, SSAValue] | None:
     """The first op (in text order) using a value not defined before it: by an earlier op
     of its block or of an enclosing block, or as an enclosing block's argument (MLIR
-    dominance for single-block regions). xDSL resolves forward references within a region,
+    dominance for single-block regions). The parser resolves forward references within a region,
     so ``%x = arith.addi %y, ...`` followed by ``%y = ...`` parses. func.func bodies are
     isolated: they see nothing from outside. Depth is bounded by the parser's nesting
     limit."""
 
     def scan(block: Block, defined: set[SSAValue]) -> tuple[Operation, SSAValue] | None:
-        added = [a for a in block.args if a not in defined]
+        added: list[SSAValue] = [a for a in block.args if a not in defined]
         defined.update(added)
         try:
             for op in block.ops:

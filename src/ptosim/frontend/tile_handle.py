@@ -18,15 +18,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerType, MemRefType, Signedness
-from xdsl.ir import Attribute
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
-
 from ..isa import OpSpec
+from ..mlir.builtin import IndexType, IntegerType, MemRefType, Signedness
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute
+from ..mlir.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
+from ..mlir.traits import Pure
 from .attributes import AddressSpaceAttr, PtrType, element_name, ptr_info
 from .syntax import Operands, keyword, parse_type_at, parse_types, resolve_untyped
 from .tile_types import (

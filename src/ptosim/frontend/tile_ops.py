@@ -38,10 +38,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
-from xdsl.dialects.arith import ConstantOp
-from xdsl.dialects.builtin import IndexType, IntegerAttr, LocationAttr, i1, i64
-from xdsl.ir import Attribute, Block, OpResult, Region, SSAValue
-from xdsl.irdl import (
+from ..dtypes import DTYPES
+from ..isa import OpSpec
+from ..mlir.arith import ConstantOp
+from ..mlir.builtin import IndexType, IntegerAttr, LocationAttr, i1, i64
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, Block, OpResult, Region, SSAValue
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
@@ -52,13 +55,9 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
-from xdsl.printer import Printer
-from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
-
-from ..dtypes import DTYPES
-from ..isa import OpSpec
+from ..mlir.parser import Parser, UnresolvedOperand
+from ..mlir.printer import Printer
+from ..mlir.traits import Pure
 from .attributes import PtrType, element_name, is_int_type, is_pointer_type, kind_error, ptr_info
 from .syntax import (
     Operands,
@@ -308,8 +307,7 @@ class PartitionViewOp(IRDLOperation):
             result, _ = parse_type_at(parser)
         else:
             assert isinstance(source.type, TensorViewType)
-            # _ViewType.__init__ takes plain dims; mypy sees the IRDL-generated signature
-            result = PartitionTensorViewType([constant_int(v) for v in size_values],  # type: ignore[arg-type]
+            result = PartitionTensorViewType([constant_int(v) for v in size_values],
                                              source.type.element)
         problem = _partition_problem(source.type, result, offset_values, size_values)
         if problem is not None:

@@ -29,14 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, MemRefType, StringAttr
-from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError, VerifyException
-
 from ..dtypes import DTYPES
+from ..mlir.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, MemRefType, StringAttr
+from ..mlir.exceptions import ParseError, VerifyException
+from ..mlir.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from ..mlir.irdl import irdl_attr_definition
+from ..mlir.parser import AttrParser
+from ..mlir.printer import Printer
 from .attributes import (
     KINDS,
     SPACE_ALIASES,
@@ -662,7 +661,7 @@ def view_info(t: Attribute) -> tuple[list[int | None], str]:
     """``(shape, dtype)`` of a tensor_view or partition_tensor_view type; None marks a
     ``?`` dim.
 
-    >>> view_info(TensorViewType([1, None, 64], f32))   # f32 from xdsl.dialects.builtin
+    >>> view_info(TensorViewType([1, None, 64], f32))   # f32 from ptosim.mlir.builtin
     ([1, None, 64], 'f32')
     """
     if (mem := memref_view(t)) is not None:

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntAttr
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
+from ..dtypes import dtype as _dtype
+from ..layout import subview_box
+from ..mlir.builtin import ArrayAttr, IndexType, IntAttr
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, SSAValue
+from ..mlir.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
@@ -28,13 +31,9 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
-
-from ..dtypes import dtype as _dtype
-from ..layout import subview_box
+from ..mlir.parser import Parser
+from ..mlir.printer import Printer
+from ..mlir.traits import Pure
 from .syntax import Operands, keyword, parse_type_at, resolve_untyped
 from .tile_ops import constant_int
 from .tile_types import DYNAMIC_INDEX, TileBufType, tile_info

@@ -28,9 +28,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import DictionaryAttr, FunctionType, IndexType, StringAttr
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
+from ..isa import OpSpec
+from ..isa.vector_dsa import OUTSIDE_VECSCOPE
+from ..mlir.builtin import DictionaryAttr, FunctionType, IndexType, StringAttr
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, Operation, SSAValue
+from ..mlir.irdl import (
     IRDLOperation,
     irdl_op_definition,
     prop_def,
@@ -39,13 +42,9 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
-from xdsl.printer import Printer
-from xdsl.traits import IsolatedFromAbove, NoTerminator
-from xdsl.utils.exceptions import VerifyException
-
-from ..isa import OpSpec
-from ..isa.vector_dsa import OUTSIDE_VECSCOPE
+from ..mlir.parser import Parser, UnresolvedOperand
+from ..mlir.printer import Printer
+from ..mlir.traits import IsolatedFromAbove, NoTerminator
 from .attributes import is_pointer_type, kind_error, ptr_info
 from .base import MicroOp, Slot
 from .structure_ops import BareRegionOp

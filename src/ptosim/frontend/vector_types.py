@@ -6,14 +6,13 @@ b16, b32. Parse errors point at the offending token.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import IntAttr, StringAttr
-from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
-
 from ..dtypes import DTYPES
+from ..mlir.builtin import IntAttr, StringAttr
+from ..mlir.exceptions import VerifyException
+from ..mlir.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from ..mlir.irdl import irdl_attr_definition
+from ..mlir.parser import AttrParser
+from ..mlir.printer import Printer
 from ..vector.values import MASK_WIDTHS, VREG_BYTES, VREG_DTYPES
 from .attributes import KINDS, element_name
 

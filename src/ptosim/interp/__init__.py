@@ -6,13 +6,12 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
-
 from ..errors import PtoError, warning_sink
 from ..events import event_log, ignore_access
 from ..isa.alu import quiet_floats
 from ..machine import MachineState
+from ..mlir.builtin import ModuleOp, StringAttr
+from ..mlir.ir import Operation
 from .diagnostics import WarningLog
 from .executor import Core, Executor
 from .scheduler import SyncService, launch

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.ir import Operation
-
 from ..errors import printable
+from ..mlir.ir import Operation
 
 # Kernel texts by file name, for excerpts under diagnostics (the last few parsed).
 _SOURCES: dict[str, list[str]] = {}

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Operation
 
 from ..errors import PtoValueError
+from ..mlir.ir import Operation
 from ..plotting import MissingDependencyError, require_matplotlib, save_grid
 from .diagnostics import split_loc
 

@@ -22,14 +22,6 @@ from typing import Any, NoReturn
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-)
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from ..dtypes import dtype as _dtype
 from ..errors import DeadlockError, PtoError, VerifyError, warn
@@ -37,16 +29,18 @@ from ..events import BEGIN, FLUSH_AT, SET_FLAG, WAIT_FLAG
 from ..isa import OpSpec
 from ..isa.table import GENERATED
 from ..machine import MachineState, Ptr
+from ..mlir.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
+from ..mlir.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from ..targets import canonical_space
 from . import pipes
 from .overlap import TileOverlap
 from .tiles import Memref, alloc_tile, make_view, memref_operands, partition, tile_op_args
-
-# xDSL hashes IR objects by identity in Python code; the C-level identity hash keeps the
-# same contract (equality is identity) and makes each environment lookup ~3x cheaper.
-SSAValue.__hash__ = object.__hash__  # type: ignore[method-assign]
-Operation.__hash__ = object.__hash__  # type: ignore[method-assign]
-Block.__hash__ = object.__hash__  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True)
@@ -933,7 +927,7 @@ def _tprefetch_async(ex: Executor, st: CoreState, op: Operation) -> list[Any] | 
     ex._require_core(st, op, op.name, "vector")
     v, ctx = st.env[op.operands[0]], st.env[op.operands[1]]
     if isinstance(v, Ptr):
-        n = int(np.prod(op.operands[0].type.get_shape()))  # type: ignore[attr-defined]
+        n = int(np.prod(op.operands[0].type.get_shape()))
     else:
         g: GlobalTensor = v.tensor
         if g.stride[4] != 1 and g.shape[4] > 1:

@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from ..events import (
     ACCESS,
@@ -54,6 +53,7 @@ from ..events import (
 )
 from ..isa import OpSpec
 from ..machine import Runs
+from ..mlir.ir import BlockArgument, Operation, OpResult, SSAValue
 from ..ops.common import run_starts
 from .diagnostics import render
 from .executor import Core, pipe_name

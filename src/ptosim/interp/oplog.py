@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 import numpy as np
-from xdsl.ir import Operation
 
 from ..errors import printable
 from ..isa import OpSpec
 from ..machine import Runs
+from ..mlir.ir import Operation
 from .executor import Core, pipe_name
 
 _MAX_VALUE = 80         # characters of one operand's text

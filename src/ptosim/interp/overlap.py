@@ -22,8 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xdsl.ir import Operation, OpResult, SSAValue
-
+from ..mlir.ir import Operation, OpResult, SSAValue
 from ..tile.tile import Tile
 
 Warn = Callable[..., None]      # WarningLog: (message, related=loc, note=text)

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from xdsl.ir import Operation, SSAValue
-
+from ..mlir.ir import Operation, SSAValue
 from ..targets import Target, get_target
 
 _C2V, _V2C, _BOTH = 1, 2, 3

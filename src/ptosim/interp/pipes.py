@@ -30,9 +30,8 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from xdsl.ir import Operation
-
 from ..errors import NotImplementedOpError, PtoError, VerifyError
+from ..mlir.ir import Operation
 
 if TYPE_CHECKING:
     from .executor import CoreState, Executor

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Operation
 
 from ..machine import Runs
+from ..mlir.ir import Operation
 from ..ops.common import run_bytes
 
 

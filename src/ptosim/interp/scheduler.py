@@ -13,11 +13,11 @@ from collections.abc import Generator
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Operation
 
 from ..errors import DeadlockError, PtoError, TargetError
 from ..events import event_log
 from ..machine import MachineState, Ptr
+from ..mlir.ir import Operation
 from ..targets import Target
 from .executor import Core, CoreState, Executor, KernelError, Wait
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
 
 from ..api import Machine
 from ..errors import OutOfBoundsError, PtoError, VerifyError, warning_sink
 from ..machine import GM_GUARD, Ptr
+from ..mlir.builtin import ModuleOp
+from ..mlir.ir import Operation, SSAValue
 from .diagnostics import Diagnostic, WarningLog
 from .executor import _SIMPLE, Core, CoreState, Executor, _resolve, pointer_like
 from .overlap import TileOverlap

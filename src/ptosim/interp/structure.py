@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from xdsl.ir import Operation
-
 from ..errors import StructureError
+from ..mlir.ir import Operation
 from .executor import pointer_like
 
 # Regions plus calls, counted from the entry's body. The interpreter runs each level as
@@ -65,7 +64,7 @@ def check_structure(functions: dict[str, Operation], entry: Operation,
         call, _ = calls[i]
         callee = _callee(call)
         target = functions.get(callee)
-        if target is None:             # xDSL's symbol check normally reports this first
+        if target is None:             # func.call's symbol check normally reports this first
             raise StructureError(f"no function @{callee} in the module", op="func.call",
                                  loc=locate(call))
         if is_declaration(target):

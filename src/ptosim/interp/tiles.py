@@ -15,9 +15,9 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from xdsl.ir import Operation, SSAValue
 
 from ..errors import PtoError
+from ..mlir.ir import Operation, SSAValue
 from ..tile.tensor import GlobalTensor
 from ..tile.tile import Tile
 

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Operation
 
 from ..cost import STARTUP_NS, CostModel  # noqa: F401  (STARTUP_NS: re-exported)
 from ..isa import OpSpec
 from ..machine import Runs
+from ..mlir.ir import Operation
 from ..targets import TARGETS, Target, get_target
 from .executor import Core
 from .hazards import PIPES_OF, ROLE_KINDS, pipe_name

@@ -1,0 +1,340 @@
+"""ptosim.mlir's core against xDSL 0.74: the same definitions, built and verified in both,
+give the same accessors, messages, walk orders, name hints and diagnostics text.
+(Drop this file with the xDSL dependency.)"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+xdsl_ir = pytest.importorskip("xdsl.ir")
+
+import xdsl.dialects.builtin as x_builtin  # noqa: E402
+import xdsl.irdl as x_irdl  # noqa: E402
+import xdsl.traits as x_traits  # noqa: E402
+import xdsl.utils.exceptions as x_exc  # noqa: E402
+import xdsl.utils.lexer as x_lexer  # noqa: E402
+
+import ptosim.mlir.builtin as p_builtin  # noqa: E402
+import ptosim.mlir.exceptions as p_exc  # noqa: E402
+import ptosim.mlir.ir as p_ir  # noqa: E402
+import ptosim.mlir.irdl as p_irdl  # noqa: E402
+import ptosim.mlir.traits as p_traits  # noqa: E402
+
+XDSL = types.SimpleNamespace(ir=xdsl_ir, irdl=x_irdl, traits=x_traits, builtin=x_builtin,
+                             exc=x_exc, Input=x_lexer.Input, Span=x_lexer.Span)
+OURS = types.SimpleNamespace(ir=p_ir, irdl=p_irdl, traits=p_traits, builtin=p_builtin,
+                             exc=p_exc, Input=p_exc.Input, Span=p_exc.Span)
+
+
+# (annotations are resolved in the module's namespace, so these live at module level)
+@x_irdl.irdl_attr_definition
+class XBoxType(xdsl_ir.ParametrizedAttribute, xdsl_ir.TypeAttribute):
+    name = "test.box"
+    shape: x_builtin.ArrayAttr[x_builtin.IntAttr]
+    space: x_builtin.StringAttr
+
+
+@p_irdl.irdl_attr_definition
+class PBoxType(p_ir.ParametrizedAttribute, p_ir.TypeAttribute):
+    name = "test.box"
+    shape: p_builtin.ArrayAttr[p_builtin.IntAttr]
+    space: p_builtin.StringAttr
+
+
+def define(m: types.SimpleNamespace) -> types.SimpleNamespace:
+    """The same op and attribute definitions, written against either API."""
+    irdl, b, tr = m.irdl, m.builtin, m.traits
+
+    BoxType = XBoxType if m is XDSL else PBoxType
+
+    @irdl.irdl_op_definition
+    class ConstOp(irdl.IRDLOperation):
+        name = "test.const"
+        res = irdl.result_def()
+
+    @irdl.irdl_op_definition
+    class AddOp(irdl.IRDLOperation):
+        name = "test.add"
+        lhs = irdl.operand_def(b.i64)
+        rhs = irdl.operand_def(irdl.base(b.IntegerType) | irdl.base(b.IndexType))
+        res = irdl.result_def(b.IntegerType)
+        mode = irdl.opt_prop_def(b.StringAttr, prop_name="kind")
+        traits = irdl.traits_def(tr.Pure())
+
+    @irdl.irdl_op_definition
+    class MixOp(irdl.IRDLOperation):
+        name = "test.mix"
+        first = irdl.operand_def()
+        middle = irdl.var_operand_def()
+        last = irdl.operand_def()
+
+    @irdl.irdl_op_definition
+    class MaybeOp(irdl.IRDLOperation):
+        name = "test.maybe"
+        first = irdl.operand_def()
+        maybe = irdl.opt_operand_def()
+        last = irdl.operand_def()
+        outs = irdl.var_result_def()
+
+    @irdl.irdl_op_definition
+    class SegOp(irdl.IRDLOperation):
+        name = "test.seg"
+        a = irdl.operand_def()
+        b_ = irdl.opt_operand_def()
+        c = irdl.var_operand_def(b.i64)
+        d = irdl.opt_operand_def()
+        tag = irdl.prop_def(b.StringAttr)
+        words = irdl.opt_prop_def(b.ArrayAttr[b.StringAttr])
+        irdl_options = (irdl.AttrSizedOperandSegments(as_property=True),)
+
+    @irdl.irdl_op_definition
+    class YieldOp(irdl.IRDLOperation):
+        name = "test.yield"
+        args = irdl.var_operand_def()
+        traits = irdl.lazy_traits_def(lambda: (tr.IsTerminator(), tr.HasParent(LoopOp)))
+
+    @irdl.irdl_op_definition
+    class LoopOp(irdl.IRDLOperation):
+        name = "test.loop"
+        body = irdl.region_def("single_block")
+        traits = irdl.traits_def(tr.SingleBlockImplicitTerminator(YieldOp))
+
+    @irdl.irdl_op_definition
+    class ScopeOp(irdl.IRDLOperation):
+        name = "test.scope"
+        body = irdl.region_def()
+        traits = irdl.traits_def(tr.NoTerminator())
+
+    @irdl.irdl_op_definition
+    class FuncLikeOp(irdl.IRDLOperation):
+        name = "test.func"
+        body = irdl.region_def()
+        traits = irdl.traits_def(tr.IsolatedFromAbove())
+
+    return types.SimpleNamespace(**locals())
+
+
+DEFS = {"xdsl": define(XDSL), "ours": define(OURS)}
+
+
+def outcome(fn: Callable[[], Any]) -> Any:
+    """The value, or the exception's class name and text."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - any exception is part of the observation
+        text = str(e).strip()
+        for module in ("xdsl.dialects.builtin", "ptosim.mlir.builtin"):
+            text = text.replace(module, "builtin")
+        return (type(e).__name__, text)
+
+
+def both(scenario: Callable[[types.SimpleNamespace, types.SimpleNamespace], Any]) -> None:
+    expected = scenario(XDSL, DEFS["xdsl"])
+    got = scenario(OURS, DEFS["ours"])
+    assert got == expected
+
+
+def _const(d: types.SimpleNamespace, t: Any) -> Any:
+    return d.ConstOp.build(result_types=[t]).res
+
+
+def _verify(op: Any) -> Any:
+    return outcome(lambda: op.verify() or "ok")
+
+
+def test_verify_messages() -> None:
+    def scenario(m: Any, d: Any) -> Any:
+        b = m.builtin
+        a, idx, s = _const(d, b.i64), _const(d, b.IndexType()), _const(d, b.StringAttr("x"))
+        seg_ok = d.SegOp.build(operands=[a, None, [a, a], [a]],
+                               properties={"tag": b.StringAttr("t")})
+        missing = d.SegOp.build(operands=[a, None, [], None], properties={})
+        return [
+            _verify(d.AddOp.create(operands=[idx, a], result_types=[b.i64])),
+            _verify(d.AddOp.create(operands=[a, s], result_types=[b.i64])),
+            _verify(d.AddOp.create(operands=[a, a], result_types=[b.IndexType()])),
+            _verify(d.AddOp.create(operands=[a], result_types=[b.i64])),
+            _verify(d.AddOp.create(operands=[a, a, a], result_types=[])),
+            _verify(d.AddOp.create(operands=[a, a], result_types=[b.i64],
+                                   properties={"kind": b.IntAttr(1)})),
+            _verify(d.AddOp.create(operands=[a, a], result_types=[b.i64],
+                                   properties={"other": b.IntAttr(1)})),
+            _verify(d.AddOp.create(operands=[a, a], result_types=[b.i64])),
+            _verify(seg_ok),
+            _verify(missing),
+            _verify(d.SegOp.create(operands=[a], properties={"tag": b.StringAttr("t")})),
+            _verify(d.SegOp.create(operands=[a, a], properties={
+                "tag": b.StringAttr("t"),
+                "operandSegmentSizes": b.DenseArrayBase.from_list(b.i32, [1, 0, 0, 0])})),
+            _verify(d.SegOp.create(operands=[a, a, a], properties={
+                "tag": b.StringAttr("t"),
+                "operandSegmentSizes": b.DenseArrayBase.from_list(b.i32, [1, 2, 0, 0])})),
+            _verify(d.SegOp.create(operands=[a], properties={
+                "tag": b.StringAttr("t"),
+                "operandSegmentSizes": b.DenseArrayBase.from_list(b.i32, [1, 0, 0])})),
+            _verify(d.SegOp.build(operands=[a, None, [a, idx], None],
+                                  properties={"tag": b.StringAttr("t")})),
+            _verify(d.SegOp.build(operands=[a, None, [], None], properties={
+                "tag": b.StringAttr("t"),
+                "words": b.ArrayAttr([b.StringAttr("w"), b.IntAttr(3)])})),
+            _verify(d.MixOp.create(operands=[a])),
+            _verify(d.MixOp.create(operands=[a, a, a])),
+        ]
+    both(scenario)
+
+
+def test_build_errors() -> None:
+    def scenario(m: Any, d: Any) -> Any:
+        b = m.builtin
+        a = _const(d, b.i64)
+        tag = {"tag": b.StringAttr("t")}
+        return [
+            outcome(lambda: d.AddOp.build(operands=[a], result_types=[b.i64])),
+            outcome(lambda: d.AddOp.build(operands=[a, None], result_types=[b.i64])),
+            outcome(lambda: d.AddOp.build(operands=[a, a], result_types=[None])),
+            outcome(lambda: d.AddOp.build(operands=[[a, a], a], result_types=[b.i64])),
+            outcome(lambda: d.SegOp.build(operands=[a, [a, a], [], None], properties=tag)),
+            outcome(lambda: d.SegOp.build(operands=[a, [], [], None], properties=tag) and "ok"),
+        ]
+    both(scenario)
+
+
+def test_accessors_and_segments() -> None:
+    def scenario(m: Any, d: Any) -> Any:
+        b = m.builtin
+        vs = [_const(d, b.i64) for _ in range(6)]
+        for i, v in enumerate(vs):
+            v.name_hint = f"v{i}"
+
+        def names(x: Any) -> Any:
+            if x is None:
+                return None
+            if isinstance(x, tuple):
+                return [v.name_hint for v in x]
+            return x.name_hint
+
+        mix = d.MixOp.create(operands=vs[:4])
+        mix2 = d.MixOp.create(operands=vs[:2])
+        may = d.MaybeOp.create(operands=vs[:3], result_types=[b.i64, b.i32])
+        may2 = d.MaybeOp.build(operands=[vs[0], None, vs[1]], result_types=[[]])
+        seg = d.SegOp.build(operands=[vs[0], None, vs[1:4], [vs[4]]],
+                            properties={"tag": b.StringAttr("t")})
+        return [
+            [names(getattr(mix, f)) for f in ("first", "middle", "last")],
+            [names(getattr(mix2, f)) for f in ("first", "middle", "last")],
+            [names(getattr(may, f)) for f in ("first", "maybe", "last")],
+            [names(getattr(may2, f)) for f in ("first", "maybe", "last")],
+            [str(t) for t in may.outs.types], may2.outs, str(may), str(may2),
+            _verify(may), _verify(d.MaybeOp.create(operands=vs[:4])),
+            [names(getattr(seg, f)) for f in ("a", "b_", "c", "d")],
+            str(seg.properties["operandSegmentSizes"]),
+            str(seg),
+            sorted(seg.properties),
+        ]
+    both(scenario)
+
+
+def test_structure_and_walk() -> None:
+    def scenario(m: Any, d: Any) -> Any:
+        b, ir = m.builtin, m.ir
+        made: list[Any] = []
+
+        def c() -> Any:
+            op = d.ConstOp.build(result_types=[b.i64])
+            op.res.name_hint = f"c{len(made)}"
+            made.append(op)
+            return op
+
+        inner = d.ScopeOp.build(regions=[[c(), c()]])
+        top = d.ScopeOp.build(regions=[ir.Region([ir.Block([c(), inner, c()]),
+                                                  ir.Block([c()], arg_types=[b.i64])])])
+
+        def label(op: Any) -> str:
+            return op.res.name_hint if op.name == "test.const" else op.name
+
+        return [
+            [label(o) for o in top.walk()],
+            [label(o) for o in top.walk(region_first=True)],
+            [label(o) for o in top.walk(reverse=True)],
+            [label(o) for o in top.walk(reverse=True, region_first=True)],
+            len(list(top.walk_blocks())),
+            str(top),
+        ]
+    both(scenario)
+
+
+def test_terminators_parents_isolation() -> None:
+    def scenario(m: Any, d: Any) -> Any:
+        b, ir = m.builtin, m.ir
+        outside = _const(d, b.i64)
+        y = d.YieldOp.build(operands=[[]])
+        return [
+            _verify(d.LoopOp.build(regions=[[d.YieldOp.build(operands=[[]])]])),
+            _verify(d.LoopOp.build(regions=[ir.Region(ir.Block(
+                [d.YieldOp.build(operands=[[]]), d.ConstOp.build(result_types=[b.i64])]))])),
+            _verify(d.LoopOp.build(regions=[ir.Region(ir.Block(
+                [d.ConstOp.build(result_types=[b.i64])]))])),
+            _verify(d.LoopOp.build(regions=[ir.Region(ir.Block())])),
+            _verify(d.LoopOp.build(regions=[ir.Region([ir.Block(), ir.Block()])])),
+            _verify(d.ScopeOp.build(regions=[[y]])),
+            _verify(d.ScopeOp.build(regions=[ir.Region([ir.Block(), ir.Block()])])),
+            _verify(d.ScopeOp.build(regions=[ir.Region(ir.Block())])),
+            _verify(d.FuncLikeOp.build(regions=[[d.AddOp.build(
+                operands=[outside, outside], result_types=[b.i64])]])),
+            d.AddOp.has_trait(m.traits.Pure), d.AddOp.has_trait(m.traits.Pure()),
+            d.YieldOp.has_trait(m.traits.HasParent(d.LoopOp)),
+            d.YieldOp.has_trait(m.traits.HasParent(d.ScopeOp)),
+            m.traits.HasParent(d.LoopOp) == m.traits.HasParent(d.LoopOp),
+        ]
+    both(scenario)
+
+
+def test_name_hints() -> None:
+    def scenario(m: Any, d: Any) -> Any:
+        out = []
+        for name in ("x", "x_1", "x_1_2", "x1", "_", "$a.b-c", "1x", "a b", "", "bb0", "%x"):
+            v = _const(d, m.builtin.i64)
+
+            def assign(v: Any = v, name: str = name) -> Any:
+                v.name_hint = name
+                return v.name_hint
+            r = outcome(assign)
+            out.append(r if not isinstance(r, tuple) else r[0])
+        return out
+    both(scenario)
+
+
+def test_attribute_parameters() -> None:
+    def scenario(m: Any, d: Any) -> Any:
+        b = m.builtin
+        ok = d.BoxType.new([b.ArrayAttr([b.IntAttr(2)]), b.StringAttr("gm")])
+        return [
+            str(ok), ok == d.BoxType.new([b.ArrayAttr([b.IntAttr(2)]), b.StringAttr("gm")]),
+            outcome(lambda: d.BoxType.new([b.ArrayAttr([b.IntAttr(2)]), b.IntAttr(1)])),
+            outcome(lambda: d.BoxType.new([b.ArrayAttr([b.StringAttr("s")]),
+                                           b.StringAttr("gm")])),
+            outcome(lambda: d.BoxType.new([b.IntAttr(1), b.StringAttr("gm")])),
+            [str(p) for p in ok.parameters],
+        ]
+    both(scenario)
+
+
+def test_spans_and_parse_errors() -> None:
+    text = "module {\n  %0 = \"x.y\"() : () -> i32\r\n}\n"
+
+    def scenario(m: Any, d: Any) -> Any:
+        inp = m.Input(text, "t.mlir")
+        out = []
+        for start, end in ((0, 6), (11, 13), (9, 30), (len(text), len(text)), (40, 41),
+                           (8, 8), (36, 37)):
+            span = m.Span(start, end, inp)
+            out.append((span.text, str(span.get_location()), span.print_with_context("msg"),
+                        span.print_with_context()))
+            err = m.exc.ParseError(span, "bad thing")
+            out.append((str(err), err.msg, err.span.start))
+        return out
+    both(scenario)
