@@ -8,21 +8,18 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-import pytest
+import xdsl.dialects.builtin as x_builtin
+import xdsl.ir as xdsl_ir
+import xdsl.irdl as x_irdl
+import xdsl.traits as x_traits
+import xdsl.utils.exceptions as x_exc
+import xdsl.utils.lexer as x_lexer
 
-xdsl_ir = pytest.importorskip("xdsl.ir")
-
-import xdsl.dialects.builtin as x_builtin  # noqa: E402
-import xdsl.irdl as x_irdl  # noqa: E402
-import xdsl.traits as x_traits  # noqa: E402
-import xdsl.utils.exceptions as x_exc  # noqa: E402
-import xdsl.utils.lexer as x_lexer  # noqa: E402
-
-import ptosim.mlir.builtin as p_builtin  # noqa: E402
-import ptosim.mlir.exceptions as p_exc  # noqa: E402
-import ptosim.mlir.ir as p_ir  # noqa: E402
-import ptosim.mlir.irdl as p_irdl  # noqa: E402
-import ptosim.mlir.traits as p_traits  # noqa: E402
+import ptosim.mlir.builtin as p_builtin
+import ptosim.mlir.exceptions as p_exc
+import ptosim.mlir.ir as p_ir
+import ptosim.mlir.irdl as p_irdl
+import ptosim.mlir.traits as p_traits
 
 XDSL = types.SimpleNamespace(ir=xdsl_ir, irdl=x_irdl, traits=x_traits, builtin=x_builtin,
                              exc=x_exc, Input=x_lexer.Input, Span=x_lexer.Span)

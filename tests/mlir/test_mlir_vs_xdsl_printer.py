@@ -13,10 +13,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import xdsl.dialects.builtin as xb
 
-xb = pytest.importorskip("xdsl.dialects.builtin")
-
-import ptosim.mlir.builtin as ob  # noqa: E402
+import ptosim.mlir.builtin as ob
 
 
 def _attribute_cases(m: ModuleType) -> Iterator[Any]:
@@ -543,9 +542,6 @@ module {
 @pytest.mark.parametrize("options", [{}, {"print_generic_format": True},
                                      {"print_debuginfo": True}])
 def test_func_arith_scf_module_prints_like_xdsl(options: dict[str, Any]) -> None:
-    arith = pytest.importorskip("ptosim.mlir.arith")
-    func = pytest.importorskip("ptosim.mlir.func")
-    scf = pytest.importorskip("ptosim.mlir.scf")
     from xdsl.context import Context as XContext
     from xdsl.dialects.arith import Arith
     from xdsl.dialects.func import Func
@@ -553,6 +549,7 @@ def test_func_arith_scf_module_prints_like_xdsl(options: dict[str, Any]) -> None
     from xdsl.parser import Parser as XParser
     from xdsl.printer import Printer as XPrinter
 
+    from ptosim.mlir import arith, func, scf
     from ptosim.mlir.context import Context
     from ptosim.mlir.parser import Parser
     from ptosim.mlir.printer import Printer

@@ -11,9 +11,6 @@ from io import StringIO
 from typing import Any
 
 import pytest
-
-pytest.importorskip("xdsl")
-
 from xdsl.context import Context as XContext
 from xdsl.dialects.arith import Arith as XArith, IndexCastOp as XIndexCastOp
 from xdsl.dialects.builtin import (
