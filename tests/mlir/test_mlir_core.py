@@ -9,13 +9,13 @@ from typing import ClassVar
 
 import pytest
 
+from mlir_helpers import OURS, core_ops
 from ptosim.mlir.builtin import (
     UNKNOWN_LOC,
     ArrayAttr,
     DenseArrayBase,
     IndexType,
     IntAttr,
-    IntegerType,
     StringAttr,
     i32,
     i64,
@@ -43,23 +43,16 @@ from ptosim.mlir.ir import (
 from ptosim.mlir.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    base,
     irdl_attr_definition,
     irdl_op_definition,
-    lazy_traits_def,
     operand_def,
     opt_operand_def,
     opt_prop_def,
-    prop_def,
-    region_def,
-    result_def,
     traits_def,
     var_operand_def,
-    var_result_def,
 )
 from ptosim.mlir.traits import (
     HasParent,
-    IsolatedFromAbove,
     IsTerminator,
     NoTerminator,
     OpTrait,
@@ -108,70 +101,7 @@ class UnitType(ParametrizedAttribute, TypeAttribute):
     name = "test.unit"
 
 
-@irdl_op_definition
-class ConstOp(IRDLOperation):
-    name = "test.const"
-    res = result_def()
-
-
-@irdl_op_definition
-class AddOp(IRDLOperation):
-    name = "test.add"
-    lhs = operand_def(i64)
-    rhs = operand_def(base(IntegerType) | base(IndexType))
-    res = result_def(IntegerType)
-    mode = opt_prop_def(StringAttr, prop_name="kind")
-    traits = traits_def(Pure())
-
-
-@irdl_op_definition
-class MixOp(IRDLOperation):
-    """A single operand before and after a variadic one, and an optional result."""
-
-    name = "test.mix"
-    first = operand_def()
-    middle = var_operand_def()
-    last = operand_def()
-    outs = var_result_def()
-
-
-@irdl_op_definition
-class SegOp(IRDLOperation):
-    name = "test.seg"
-    a = operand_def()
-    b = opt_operand_def()
-    c = var_operand_def(i64)
-    d = opt_operand_def()
-    tag = prop_def(StringAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-
-@irdl_op_definition
-class YieldOp(IRDLOperation):
-    name = "test.yield"
-    args = var_operand_def()
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(LoopOp)))
-
-
-@irdl_op_definition
-class LoopOp(IRDLOperation):
-    name = "test.loop"
-    body = region_def("single_block")
-    traits = traits_def(SingleBlockImplicitTerminator(YieldOp))
-
-
-@irdl_op_definition
-class ScopeOp(IRDLOperation):
-    name = "test.scope"
-    body = region_def()
-    traits = traits_def(NoTerminator())
-
-
-@irdl_op_definition
-class IsolatedOp(IRDLOperation):
-    name = "test.isolated"
-    body = region_def()
-    traits = traits_def(NoTerminator(), IsolatedFromAbove())
+ConstOp, AddOp, MixOp, _MaybeOp, SegOp, YieldOp, LoopOp, ScopeOp, IsolatedOp = core_ops(OURS)
 
 
 class _Checked(IRDLOperation):

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from mlir_helpers import parse_error
 from ptosim.mlir.exceptions import ParseError
 from ptosim.mlir.lexer import (
     BYTES_LIT,
@@ -99,9 +100,7 @@ def test_non_ascii_letters_and_digits():
     ("\xa0", 0, "Unexpected character: \xa0"),
 ])
 def test_errors(text: str, start: int, msg: str):
-    with pytest.raises(ParseError) as info:
-        tokenize(text)
-    assert (info.value.span.start, info.value.msg) == (start, msg)
+    assert parse_error(lambda: tokenize(text)) == (start, msg)
 
 
 def test_malformed_input_fails_in_linear_time():

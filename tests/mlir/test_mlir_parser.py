@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from mlir_helpers import OURS, any_op, parse_error, std_context
 from ptosim.mlir import arith, builtin, func, scf
 from ptosim.mlir.builtin import (
     DYNAMIC_INDEX,
@@ -41,30 +42,10 @@ from ptosim.mlir.exceptions import (
     UnregisteredConstructException,
 )
 from ptosim.mlir.ir import Dialect, Operation, ParametrizedAttribute, TypeAttribute
-from ptosim.mlir.irdl import (
-    IRDLOperation,
-    irdl_attr_definition,
-    irdl_op_definition,
-    opt_prop_def,
-    var_operand_def,
-    var_region_def,
-    var_result_def,
-    var_successor_def,
-)
+from ptosim.mlir.irdl import irdl_attr_definition
 from ptosim.mlir.parser import AttrParser, ForwardDeclaredValue, Parser, UnresolvedOperand
 
-
-@irdl_op_definition
-class AnyOp(IRDLOperation):
-    """Any operands, results, regions and successors; an optional property ``p``."""
-
-    name = "test.any"
-    args = var_operand_def()
-    res = var_result_def()
-    regs = var_region_def()
-    succ = var_successor_def()
-    p = opt_prop_def()
-
+AnyOp = any_op(OURS, "test.any")
 
 BOX_PARSES: list[int] = []
 
@@ -86,17 +67,7 @@ class BoxType(ParametrizedAttribute, TypeAttribute):
         return (builtin.IntAttr(width),)
 
 
-TestDialect = Dialect("test", [AnyOp], [BoxType])
-
-
-def make_ctx() -> Context:
-    ctx = Context()
-    for dialect in (builtin.Builtin, arith.Arith, scf.Scf, func.Func, TestDialect):
-        ctx.load_dialect(dialect)
-    return ctx
-
-
-CTX = make_ctx()
+CTX = std_context(OURS, Dialect("test", [AnyOp], [BoxType]))
 
 
 def P(text: str, cls: type[Parser] = Parser) -> Parser:
@@ -107,10 +78,9 @@ def module(text: str) -> ModuleOp:
     return P(text).parse_module()
 
 
-def error(text: str) -> tuple[int, str]:
-    with pytest.raises(ParseError) as info:
-        P(text).parse_module()
-    return info.value.span.start, info.value.msg
+def error(text: str, method: str = "parse_module") -> tuple[int, str]:
+    """The offset and message of the ParseError that parsing ``text`` with ``method`` raises."""
+    return parse_error(getattr(P(text), method))
 
 
 # --- context --------------------------------------------------------------------------------
@@ -211,7 +181,7 @@ def test_builtin_type_values():
     assert P("memref<0x4xf32>").parse_type().get_shape() == (0, 4)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("text", "start", "msg"), [
+TYPE_ERRORS = [  # (text, offset, message)
     ("vector<?xf32>", 7, "Expected vector element type"),
     ("vector<[?]xf32>", 9, "Unexpected dynamic dimension!"),
     ("vector<[x]xf32>", 8, "Expected integer literal in shape dimension, got BARE_IDENT!"),
@@ -225,11 +195,7 @@ def test_builtin_type_values():
     ("complex<f32>", 8, "Builtin complex is not supported yet!"),
     ("!foo.bar<1>", 8, "'foo.bar' is not registered"),
     ("!t", 2, "undefined symbol alias '!t'"),
-])
-def test_type_errors(text: str, start: int, msg: str):
-    with pytest.raises(ParseError) as info:
-        P(text).parse_type()
-    assert (info.value.span.start, info.value.msg) == (start, msg)
+]
 
 
 def test_dialect_types_and_their_reuse():
@@ -312,7 +278,7 @@ def test_dense_attributes():
     assert len(attr("array<i8>")) == 0  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("text", "start", "msg"), [
+ATTRIBUTE_ERRORS = [  # (text, offset, message)
     ("-x", 1, "Expected integer or float literal after '-'"),
     ("1.5 : i32", 9, "Floating point value is not valid for integer type."),
     ("1 : none", 8, "Invalid type given for integer or float attribute."),
@@ -332,11 +298,7 @@ def test_dense_attributes():
     ("#a", 2, "undefined symbol alias '#a'"),
     ("loc(what)", 8, "Unsupported location type."),
     ("@a::", 4, "expect symbol name"),
-])
-def test_attribute_errors(text: str, start: int, msg: str):
-    with pytest.raises(ParseError) as info:
-        P(text).parse_attribute()
-    assert (info.value.span.start, info.value.msg) == (start, msg)
+]
 
 
 def test_symbol_ref_leaves_a_single_colon():
@@ -352,9 +314,8 @@ def test_tokens_punctuation_and_positions():
     assert p.parse_optional_punctuation("<") is None
     assert p.parse_punctuation("(") == "("
     assert p.pos == 17
-    with pytest.raises(ParseError) as info:
-        p.parse_punctuation(",", " in the test")
-    assert (info.value.span.start, info.value.msg) == (17, "Expected ',' in the test")
+    assert parse_error(lambda: p.parse_punctuation(",", " in the test")) == \
+        (17, "Expected ',' in the test")
 
 
 def test_characters_keywords_identifiers():
@@ -409,9 +370,8 @@ def test_comma_separated_lists():
     assert p.parse_optional_comma_separated_list(p.Delimiter.SQUARE, p.parse_integer) is None
     assert p.parse_comma_separated_list(p.Delimiter.ANGLE, p.parse_integer) == [4]
     assert p.parse_comma_separated_list(p.Delimiter.NONE, p.parse_integer) == [5, 6]
-    with pytest.raises(ParseError) as info:
-        p.parse_comma_separated_list(p.Delimiter.SQUARE, p.parse_integer, " in offsets")
-    assert (info.value.span.start, info.value.msg) == (25, "']' expected in offsets")
+    assert parse_error(lambda: p.parse_comma_separated_list(
+        p.Delimiter.SQUARE, p.parse_integer, " in offsets")) == (25, "']' expected in offsets")
 
 
 def test_shapes():
@@ -523,7 +483,7 @@ def test_module_forms_and_aliases():
     assert len(list(two.body.block.ops)) == 2
 
 
-@pytest.mark.parametrize(("text", "start", "msg"), [
+OPERATION_ERRORS = [  # (text, offset, message)
     ('"test.any"(%y) : (i32) -> ()', 28, "values used but not defined: [%y]"),
     ('%x = "test.any"() : () -> i32\n%x = "test.any"() : () -> i32', 30,
      "SSA value %x is already defined"),
@@ -557,9 +517,16 @@ def test_module_forms_and_aliases():
     ('"test.any"() <{p = 1, p = 2}> : () -> ()', 30, "Duplicate key 'p' in properties dictionary"),
     ('module {\n  func.func @f() {\n    %0 = arith.constant 1 : i32\n    "x 1', 64,
      "End of file reached before closing string literal."),
+]
+
+
+@pytest.mark.parametrize(("method", "text", "start", "msg"), [
+    *(("parse_type", *case) for case in TYPE_ERRORS),
+    *(("parse_attribute", *case) for case in ATTRIBUTE_ERRORS),
+    *(("parse_module", *case) for case in OPERATION_ERRORS),
 ])
-def test_operation_errors(text: str, start: int, msg: str):
-    assert error(text) == (start, msg)
+def test_parse_errors(method: str, text: str, start: int, msg: str):
+    assert error(text, method) == (start, msg)
 
 
 def test_scopes_are_per_region():
@@ -612,9 +579,8 @@ def test_subclass_override_points():
     text = 'func.func @f(%a: i64) {\n  %b = arith.addi %a, %a : i64\n  func.return\n}'
     Sub(CTX, text, "t").parse_module()
     assert seen == ["i64", "i64", "arith.addi@26", "func.return@57", "func.func@0"]
-    with pytest.raises(ParseError) as info:
-        Sub(CTX, '"test.what"() : () -> ()', "t").parse_module()
-    assert (info.value.span.start, info.value.msg) == (0, "unknown op 'test.what'")
+    assert parse_error(Sub(CTX, '"test.what"() : () -> ()', "t").parse_module) == \
+        (0, "unknown op 'test.what'")
 
 
 def test_parse_errors_render_the_line():

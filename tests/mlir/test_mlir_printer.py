@@ -10,44 +10,18 @@ from typing import Any
 
 import pytest
 
+from mlir_helpers import OURS, any_op, core_ops, printed, term_op
 from ptosim.mlir import builtin as b
 from ptosim.mlir.ir import Attribute, Block, Operation, Region
 from ptosim.mlir.irdl import (
     IRDLOperation,
     irdl_op_definition,
-    opt_prop_def,
-    traits_def,
     var_operand_def,
-    var_region_def,
     var_result_def,
-    var_successor_def,
 )
 from ptosim.mlir.printer import Printer
-from ptosim.mlir.traits import IsolatedFromAbove, IsTerminator
 
-
-@irdl_op_definition
-class GenOp(IRDLOperation):
-    name = "test.op"
-    ins = var_operand_def()
-    outs = var_result_def()
-    regs = var_region_def()
-    succ = var_successor_def()
-    p = opt_prop_def(Attribute)
-
-
-@irdl_op_definition
-class TermOp(IRDLOperation):
-    name = "test.term"
-    ins = var_operand_def()
-    traits = traits_def(IsTerminator())
-
-
-@irdl_op_definition
-class IsolatedOp(IRDLOperation):
-    name = "test.isolated"
-    regs = var_region_def()
-    traits = traits_def(IsolatedFromAbove())
+GenOp, TermOp, IsolatedOp = any_op(OURS), term_op(OURS), core_ops(OURS).IsolatedOp
 
 
 @irdl_op_definition
@@ -69,22 +43,16 @@ class CustomOp(IRDLOperation):
 def op(ins: Sequence[Any] = (), outs: Sequence[Attribute] = (),
        regions: Sequence[Region] = (), succ: Sequence[Block] = (),
        cls: type[Operation] = GenOp, **kw: Any) -> Any:
-    kwargs: dict[str, Any] = {"operands": [list(ins)], "result_types": [list(outs)]}
-    if cls in (GenOp, IsolatedOp):
-        kwargs["regions"] = [list(regions)]
-    if cls is GenOp:
-        kwargs["successors"] = [list(succ)]
-    if cls in (TermOp, IsolatedOp):
-        kwargs.pop("result_types")
     if cls is IsolatedOp:
-        kwargs.pop("operands")
+        return cls.build(regions=list(regions), **kw)
+    kwargs: dict[str, Any] = {"operands": [list(ins)], "result_types": [list(outs)]}
+    if cls is GenOp:
+        kwargs["regions"] = [list(regions)]
+        kwargs["successors"] = [list(succ)]
+    if cls is TermOp:
+        kwargs.pop("result_types")
     return cls.build(**kwargs, **kw)
 
-
-def text(o: Operation, **options: Any) -> str:
-    out = StringIO()
-    Printer(stream=out, **options).print_op(o)
-    return out.getvalue()
 
 
 def module(*ops: Operation) -> b.ModuleOp:
@@ -96,7 +64,7 @@ def test_generic_form_and_numbering() -> None:
     c = op(ins=[a.results[0], a.results[0]], outs=[b.i32, b.f32],
            attributes={"k": b.IntegerAttr(1, b.i64), "u": b.UnitAttr()},
            properties={"p": b.StringAttr("v")})
-    assert text(module(a, c)) == (
+    assert printed(module(a, c)) == (
         'builtin.module {\n'
         '  %0 = "test.op"() : () -> i32\n'
         '  %1, %2 = "test.op"(%0, %0) <{p = "v"}> {k = 1 : i64, u} : (i32, i32) -> (i32, f32)\n'
@@ -108,7 +76,7 @@ def test_name_hints_and_duplicates() -> None:
     ops = [op(outs=[b.i1]) for _ in range(4)]
     for o, hint in zip(ops, ["x", "x", None, "x"]):
         o.results[0].name_hint = hint
-    assert text(module(*ops)).splitlines()[1:5] == [
+    assert printed(module(*ops)).splitlines()[1:5] == [
         '  %x = "test.op"() : () -> i1', '  %x_1 = "test.op"() : () -> i1',
         '  %0 = "test.op"() : () -> i1', '  %x_2 = "test.op"() : () -> i1']
 
@@ -119,7 +87,7 @@ def test_isolated_ops_open_a_scope() -> None:
     iso = op(cls=IsolatedOp, regions=[Region(Block([op(outs=[b.i8]), inner]))])
     first, after = op(outs=[b.i1]), op(outs=[b.i1])
     first.results[0].name_hint = "v"
-    lines = text(module(first, iso, after)).splitlines()
+    lines = printed(module(first, iso, after)).splitlines()
     assert lines[1:7] == [
         '  %v = "test.op"() : () -> i1',
         '  "test.isolated"() ({',
@@ -138,7 +106,7 @@ def test_blocks_regions_and_successors() -> None:
     blocks[2].args  # noqa: B018 - no arguments
     blocks[0].args[1].name_hint = "idx"
     outer = op(regions=[region, Region(), Region(Block())])
-    assert text(outer) == (
+    assert printed(outer) == (
         '"test.op"() ({\n'
         '^bb0(%0: i32, %idx: index):\n'
         '  "test.op"(%0) [^exit] : (i32) -> ()\n'
@@ -176,8 +144,8 @@ def test_custom_syntax_and_generic_override() -> None:
     c = op(cls=CustomOp, ins=[a.results[0], a.results[0]], outs=[b.i1],
            attributes={"z": b.UnitAttr()})
     m = module(a, c)
-    assert text(m).splitlines()[2] == "  %1 = test.custom %0, %0 : i32, i32 {z}"
-    generic = text(m, print_generic_format=True)
+    assert printed(m).splitlines()[2] == "  %1 = test.custom %0, %0 : i32, i32 {z}"
+    generic = printed(m, print_generic_format=True)
     assert generic.startswith('"builtin.module"() ({\n')
     assert generic.splitlines()[2] == '  %1 = "test.custom"(%0, %0) {z} : (i32, i32) -> i1'
     assert generic.endswith("}) : () -> ()")
@@ -186,13 +154,13 @@ def test_custom_syntax_and_generic_override() -> None:
 def test_properties_as_attributes_and_debuginfo() -> None:
     a = op(outs=[b.i32], attributes={"a": b.UnitAttr()}, properties={"p": b.IntAttr(2)})
     a.location = b.FileLineColLoc(b.StringAttr("f.pto"), b.IntAttr(3), b.IntAttr(4))
-    assert text(a, print_properties_as_attributes=True) == \
+    assert printed(a, print_properties_as_attributes=True) == \
         '%0 = "test.op"() {a, p = #builtin.int<2>} : () -> i32'
-    assert text(a, print_debuginfo=True) == \
+    assert printed(a, print_debuginfo=True) == \
         '%0 = "test.op"() <{p = #builtin.int<2>}> {a} : () -> i32 loc("f.pto":3:4)'
     clash = op(attributes={"p": b.UnitAttr()}, properties={"p": b.UnitAttr()})
     with pytest.raises(ValueError, match="Properties p would overwrite"):
-        text(clash, print_properties_as_attributes=True)
+        printed(clash, print_properties_as_attributes=True)
 
 
 def test_indentation() -> None:
@@ -207,7 +175,7 @@ def test_indentation() -> None:
     p.print_string("\nf")
     assert out.getvalue() == "a\nb\n   c\nd\n         e\nf"
     nested = module(module(op(outs=[b.i1])))
-    assert text(nested, indent_num_spaces=4) == (
+    assert printed(nested, indent_num_spaces=4) == (
         'builtin.module {\n    builtin.module {\n        %0 = "test.op"() : () -> i1\n'
         '    }\n}')
 

@@ -4,13 +4,11 @@ the offset they point at), op construction and the arith classes built on first 
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
 
+from mlir_helpers import OURS, printed, std_context
 from ptosim.mlir import arith, func, scf
 from ptosim.mlir.builtin import (
-    Builtin,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     FunctionType,
@@ -24,43 +22,31 @@ from ptosim.mlir.builtin import (
     i32,
     i64,
 )
-from ptosim.mlir.context import Context
 from ptosim.mlir.exceptions import ParseError, VerifyException
 from ptosim.mlir.ir import Block, Region
 from ptosim.mlir.parser import Parser
-from ptosim.mlir.printer import Printer
 from ptosim.mlir.traits import IsolatedFromAbove, IsTerminator
 
-
-def _context() -> Context:
-    ctx = Context()
-    for dialect in (Builtin, func.Func, arith.Arith, scf.Scf):
-        ctx.load_dialect(dialect)
-    return ctx
-
-
-CTX = _context()
+CTX = std_context(OURS)
 
 
 def parse(text: str) -> ModuleOp:
     return Parser(CTX, text).parse_module()
 
 
-def show(op: object, **options: bool) -> str:
-    out = StringIO()
-    Printer(stream=out, **options).print_op(op)  # type: ignore[arg-type]
-    return out.getvalue()
-
-
 ARGS = "%a: i32, %b: i32, %x: f32, %i: index, %c: i1"
+
+
+def in_f(body: str, end: str = "\n  func.return") -> str:
+    """``body`` as the first line(s) of a function taking ARGS, then ``end``."""
+    return f"func.func @f({ARGS}) {{\n  {body}{end}\n}}"
 
 
 def body_of(lines: str) -> list[str]:
     """Parse ``lines`` in a function taking ARGS; the printed body lines, unindented."""
-    module = parse(f"func.func @f({ARGS}) {{\n{lines}\n  func.return\n}}")
+    module = parse(in_f(lines))
     module.verify()
-    printed = show(module).splitlines()
-    return [line.strip() for line in printed[2:-3]]
+    return [line.strip() for line in printed(module).splitlines()[2:-3]]
 
 
 # --- custom syntax -----------------------------------------------------------------------
@@ -149,7 +135,7 @@ func.func @f(%a: i32, %i: index, %n: i8) -> i32 attributes { pto.entry , pto.aic
 }"""
     module = parse(text)
     module.verify()
-    assert show(module) == """\
+    assert printed(module) == """\
 builtin.module {
   func.func private @ext(i32, f32) -> i64
   func.func private @decl(i32) -> ()
@@ -190,7 +176,7 @@ builtin.module {
   }
 }"""
     # the printed text reads back to the same text
-    assert show(parse(show(module))) == show(module)
+    assert printed(parse(printed(module))) == printed(module)
 
 
 def test_generic_form_and_flag_attributes() -> None:
@@ -201,11 +187,11 @@ def test_generic_form_and_flag_attributes() -> None:
                    'fastmath = #arith.fastmath<fast>}> : (f32, f32) -> i1\n'
                    '%3 = arith.constant 1.0 : f32')
     module.verify()
-    assert show(module).splitlines()[1:4] == [
+    assert printed(module).splitlines()[1:4] == [
         "  %0 = arith.addi %1, %1 overflow<nsw,nuw> : i32",
         "  %1 = arith.constant 2 : i32",
         "  %2 = arith.cmpf olt, %3, %3 fastmath<fast> : f32"]
-    generic = show(module, print_generic_format=True)
+    generic = printed(module, print_generic_format=True)
     assert '"arith.addi"(%1, %1) <{overflowFlags = #arith.overflow<nsw,nuw>}> : (i32, i32) -> i32' \
         in generic
     assert '<{predicate = 4 : i64, fastmath = #arith.fastmath<fast>}>' in generic
@@ -316,7 +302,7 @@ def test_implied_terminators() -> None:
 ])
 def test_verify_messages(body: str, message: str) -> None:
     end = "" if body.startswith(("func.return", "scf.yield")) else "\n  func.return"
-    module = parse(f"func.func @f({ARGS}) {{\n  {body}{end}\n}}")
+    module = parse(in_f(body, end))
     with pytest.raises(VerifyException) as err:
         module.verify()
     assert str(err.value) == message
@@ -354,7 +340,7 @@ def test_isolated_function_body() -> None:
     ("scf.for %k = %i to %i {\n}", "Expected 'step'", "{\n}"),
 ])
 def test_parse_errors(body: str, message: str, at: str) -> None:
-    text = f"func.func @f({ARGS}) {{\n  {body}\n  func.return\n}}"
+    text = in_f(body)
     with pytest.raises(ParseError) as err:
         parse(text)
     assert err.value.msg == message
@@ -376,7 +362,7 @@ def test_types_checked_while_parsing(body: str, message: str) -> None:
     """Where xDSL's format checks parsed types, the error is a VerifyException raised by
     the parser (ptosim reports it at the op)."""
     with pytest.raises(VerifyException) as err:
-        parse(f"func.func @f({ARGS}) {{\n  {body}\n  func.return\n}}")
+        parse(in_f(body))
     assert str(err.value) == message
 
 
@@ -399,7 +385,7 @@ def test_build_ops() -> None:
     block.add_op(func.ReturnOp())
     fn = func.FuncOp("g", ([i32, i32, IndexType()], []), Region(block))
     fn.verify()
-    assert show(fn) == """\
+    assert printed(fn) == """\
 func.func @g(%0: i32, %1: i32, %2: index) {
   %3 = arith.constant 3 : i32
   %4 = arith.constant 4 : i32
@@ -419,7 +405,7 @@ func.func @g(%0: i32, %1: i32, %2: index) {
     assert neg.properties["fastmath"] == arith.FastMathFlagsAttr("none")
     assert fn.function_type == FunctionType.from_lists([i32, i32, IndexType()], [])
     ext = func.FuncOp.external("e", [i32], [i64])
-    assert ext.is_declaration and show(ext) == "func.func private @e(i32) -> i64"
+    assert ext.is_declaration and printed(ext) == "func.func private @e(i32) -> i64"
     call = func.CallOp("e", [a], [i64])
     assert call.callee == SymbolRefAttr("e") and call.res[0].type == i64
     with pytest.raises(VerifyException, match="Unknown comparison mnemonic: lt"):

@@ -11,20 +11,13 @@ from typing import Any
 import xdsl.dialects.builtin as x_builtin
 import xdsl.ir as xdsl_ir
 import xdsl.irdl as x_irdl
-import xdsl.traits as x_traits
-import xdsl.utils.exceptions as x_exc
-import xdsl.utils.lexer as x_lexer
 
 import ptosim.mlir.builtin as p_builtin
-import ptosim.mlir.exceptions as p_exc
 import ptosim.mlir.ir as p_ir
 import ptosim.mlir.irdl as p_irdl
-import ptosim.mlir.traits as p_traits
+from mlir_helpers import OURS, any_op, core_ops, framework
 
-XDSL = types.SimpleNamespace(ir=xdsl_ir, irdl=x_irdl, traits=x_traits, builtin=x_builtin,
-                             exc=x_exc, Input=x_lexer.Input, Span=x_lexer.Span)
-OURS = types.SimpleNamespace(ir=p_ir, irdl=p_irdl, traits=p_traits, builtin=p_builtin,
-                             exc=p_exc, Input=p_exc.Input, Span=p_exc.Span)
+XDSL = framework("xdsl")
 
 
 # (annotations are resolved in the module's namespace, so these live at module level)
@@ -42,80 +35,9 @@ class PBoxType(p_ir.ParametrizedAttribute, p_ir.TypeAttribute):
     space: p_builtin.StringAttr
 
 
-def define(m: types.SimpleNamespace) -> types.SimpleNamespace:
-    """The same op and attribute definitions, written against either API."""
-    irdl, b, tr = m.irdl, m.builtin, m.traits
-
-    BoxType = XBoxType if m is XDSL else PBoxType
-
-    @irdl.irdl_op_definition
-    class ConstOp(irdl.IRDLOperation):
-        name = "test.const"
-        res = irdl.result_def()
-
-    @irdl.irdl_op_definition
-    class AddOp(irdl.IRDLOperation):
-        name = "test.add"
-        lhs = irdl.operand_def(b.i64)
-        rhs = irdl.operand_def(irdl.base(b.IntegerType) | irdl.base(b.IndexType))
-        res = irdl.result_def(b.IntegerType)
-        mode = irdl.opt_prop_def(b.StringAttr, prop_name="kind")
-        traits = irdl.traits_def(tr.Pure())
-
-    @irdl.irdl_op_definition
-    class MixOp(irdl.IRDLOperation):
-        name = "test.mix"
-        first = irdl.operand_def()
-        middle = irdl.var_operand_def()
-        last = irdl.operand_def()
-
-    @irdl.irdl_op_definition
-    class MaybeOp(irdl.IRDLOperation):
-        name = "test.maybe"
-        first = irdl.operand_def()
-        maybe = irdl.opt_operand_def()
-        last = irdl.operand_def()
-        outs = irdl.var_result_def()
-
-    @irdl.irdl_op_definition
-    class SegOp(irdl.IRDLOperation):
-        name = "test.seg"
-        a = irdl.operand_def()
-        b_ = irdl.opt_operand_def()
-        c = irdl.var_operand_def(b.i64)
-        d = irdl.opt_operand_def()
-        tag = irdl.prop_def(b.StringAttr)
-        words = irdl.opt_prop_def(b.ArrayAttr[b.StringAttr])
-        irdl_options = (irdl.AttrSizedOperandSegments(as_property=True),)
-
-    @irdl.irdl_op_definition
-    class YieldOp(irdl.IRDLOperation):
-        name = "test.yield"
-        args = irdl.var_operand_def()
-        traits = irdl.lazy_traits_def(lambda: (tr.IsTerminator(), tr.HasParent(LoopOp)))
-
-    @irdl.irdl_op_definition
-    class LoopOp(irdl.IRDLOperation):
-        name = "test.loop"
-        body = irdl.region_def("single_block")
-        traits = irdl.traits_def(tr.SingleBlockImplicitTerminator(YieldOp))
-
-    @irdl.irdl_op_definition
-    class ScopeOp(irdl.IRDLOperation):
-        name = "test.scope"
-        body = irdl.region_def()
-        traits = irdl.traits_def(tr.NoTerminator())
-
-    @irdl.irdl_op_definition
-    class FuncLikeOp(irdl.IRDLOperation):
-        name = "test.func"
-        body = irdl.region_def()
-        traits = irdl.traits_def(tr.IsolatedFromAbove())
-
-    return types.SimpleNamespace(**locals())
-
-
-DEFS = {"xdsl": define(XDSL), "ours": define(OURS)}
+# the same op and attribute definitions, written against either API
+DEFS = {name: types.SimpleNamespace(**core_ops(fw)._asdict(), AnyOp=any_op(fw), BoxType=box)
+        for name, fw, box in (("xdsl", XDSL, XBoxType), ("ours", OURS, PBoxType))}
 
 
 def outcome(fn: Callable[[], Any]) -> Any:
@@ -227,7 +149,7 @@ def test_accessors_and_segments() -> None:
             [names(getattr(may2, f)) for f in ("first", "maybe", "last")],
             [str(t) for t in may.outs.types], may2.outs, str(may), str(may2),
             _verify(may), _verify(d.MaybeOp.create(operands=vs[:4])),
-            [names(getattr(seg, f)) for f in ("a", "b_", "c", "d")],
+            [names(getattr(seg, f)) for f in ("a", "b", "c", "d")],
             str(seg.properties["operandSegmentSizes"]),
             str(seg),
             sorted(seg.properties),
@@ -280,8 +202,12 @@ def test_terminators_parents_isolation() -> None:
             _verify(d.ScopeOp.build(regions=[[y]])),
             _verify(d.ScopeOp.build(regions=[ir.Region([ir.Block(), ir.Block()])])),
             _verify(d.ScopeOp.build(regions=[ir.Region(ir.Block())])),
-            _verify(d.FuncLikeOp.build(regions=[[d.AddOp.build(
+            _verify(d.IsolatedOp.build(regions=[[d.AddOp.build(
                 operands=[outside, outside], result_types=[b.i64])]])),
+            # without NoTerminator, the block's last op is checked before the isolation
+            _verify(d.AnyOp.build(operands=[[]], result_types=[[]], successors=[[]],
+                                  regions=[[ir.Region(ir.Block([d.AddOp.build(
+                                      operands=[outside, outside], result_types=[b.i64])]))]])),
             d.AddOp.has_trait(m.traits.Pure), d.AddOp.has_trait(m.traits.Pure()),
             d.YieldOp.has_trait(m.traits.HasParent(d.LoopOp)),
             d.YieldOp.has_trait(m.traits.HasParent(d.ScopeOp)),

@@ -9,13 +9,16 @@ import math
 import random
 from collections.abc import Iterator
 from io import StringIO
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
 import xdsl.dialects.builtin as xb
 
 import ptosim.mlir.builtin as ob
+from mlir_helpers import OURS, any_op, framework, printed, std_context, term_op
+
+XDSL = framework("xdsl")
 
 
 def _attribute_cases(m: ModuleType) -> Iterator[Any]:
@@ -123,12 +126,9 @@ def test_reprs_like_xdsl() -> None:
 
 
 def test_type_predicates_like_xdsl() -> None:
-    from xdsl.ir import TypeAttribute as XTypeAttribute
-
-    from ptosim.mlir.ir import TypeAttribute
-
     for ours, theirs in zip(_OURS, _THEIRS):
-        assert isinstance(ours, TypeAttribute) == isinstance(theirs, XTypeAttribute), ours
+        assert isinstance(ours, OURS.ir.TypeAttribute) == \
+            isinstance(theirs, XDSL.ir.TypeAttribute), ours
         assert isinstance(ours, ob.AnyFloat) == isinstance(theirs, xb.AnyFloat), ours
         assert isinstance(ours, ob.LocationAttr) == isinstance(theirs, xb.LocationAttr), ours
         assert ours.name == theirs.name
@@ -190,10 +190,7 @@ def test_float_encoding_and_printing_like_xdsl(name: str) -> None:
 
 
 def test_integer_attr_errors_like_xdsl() -> None:
-    from xdsl.utils.exceptions import VerifyException as XVerifyException
-
-    from ptosim.mlir.exceptions import VerifyException
-
+    XVerifyException, VerifyException = XDSL.exc.VerifyException, OURS.exc.VerifyException
     for value, width, sign in [(300, 8, "SIGNLESS"), (-129, 8, "SIGNLESS"), (-1, 8, "UNSIGNED"),
                                (128, 8, "SIGNED"), (2, 1, "SIGNLESS"), (2**64, 64, "SIGNLESS")]:
         with pytest.raises(XVerifyException) as want:
@@ -215,94 +212,28 @@ def test_integer_attr_errors_like_xdsl() -> None:
 
 
 # --- whole modules: parsed by each front end, printed by each printer -------------------
-def _xdsl_context() -> Any:
-    from xdsl.context import Context
-    from xdsl.ir import Attribute
-    from xdsl.irdl import (
-        IRDLOperation,
-        irdl_op_definition,
-        opt_prop_def,
-        traits_def,
-        var_operand_def,
-        var_region_def,
-        var_result_def,
-        var_successor_def,
-    )
-    from xdsl.traits import IsTerminator
+def _context(fw: SimpleNamespace) -> Any:
+    """builtin and the test ops, one of them with a custom syntax, in ``fw``'s classes."""
+    irdl = fw.irdl
 
-    @irdl_op_definition
-    class TestOp(IRDLOperation):
-        name = "test.op"
-        ins = var_operand_def()
-        outs = var_result_def()
-        regs = var_region_def()
-        succ = var_successor_def()
-        p = opt_prop_def(Attribute)
-
-    @irdl_op_definition
-    class TermOp(IRDLOperation):
-        name = "test.term"
-        ins = var_operand_def()
-        traits = traits_def(IsTerminator())
-
-    @irdl_op_definition
-    class WrapOp(IRDLOperation):
+    @irdl.irdl_op_definition
+    class WrapOp(irdl.IRDLOperation):
         name = "test.wrap"
-        ins = var_operand_def()
-        outs = var_result_def()
-        regs = var_region_def()
+        ins = irdl.var_operand_def()
+        outs = irdl.var_result_def()
+        regs = irdl.var_region_def()
         print = _custom_print
 
-    ctx = Context()
-    ctx.load_dialect(xb.Builtin)
-    for op in (TestOp, TermOp, WrapOp):
+    ctx = fw.Context()
+    ctx.load_dialect(fw.builtin.Builtin)
+    for op in (any_op(fw), term_op(fw), WrapOp):
         ctx.load_op(op)
     return ctx
 
 
-def _our_context() -> Any:
-    from ptosim.mlir.context import Context
-    from ptosim.mlir.ir import Attribute
-    from ptosim.mlir.irdl import (
-        IRDLOperation,
-        irdl_op_definition,
-        opt_prop_def,
-        traits_def,
-        var_operand_def,
-        var_region_def,
-        var_result_def,
-        var_successor_def,
-    )
-    from ptosim.mlir.traits import IsTerminator
-
-    @irdl_op_definition
-    class TestOp(IRDLOperation):
-        name = "test.op"
-        ins = var_operand_def()
-        outs = var_result_def()
-        regs = var_region_def()
-        succ = var_successor_def()
-        p = opt_prop_def(Attribute)
-
-    @irdl_op_definition
-    class TermOp(IRDLOperation):
-        name = "test.term"
-        ins = var_operand_def()
-        traits = traits_def(IsTerminator())
-
-    @irdl_op_definition
-    class WrapOp(IRDLOperation):
-        name = "test.wrap"
-        ins = var_operand_def()
-        outs = var_result_def()
-        regs = var_region_def()
-        print = _custom_print
-
-    ctx = Context()
-    ctx.load_dialect(ob.Builtin)
-    for op in (TestOp, TermOp, WrapOp):
-        ctx.load_op(op)
-    return ctx
+def _parse_both(text: str) -> list[Any]:
+    """``text`` parsed by xDSL and by ptosim.mlir."""
+    return [fw.Parser(_context(fw), text).parse_module() for fw in (XDSL, OURS)]
 
 
 def _custom_print(self: Any, printer: Any) -> None:
@@ -434,17 +365,10 @@ _OPTIONS = [{}, {"print_generic_format": True}, {"print_properties_as_attributes
 @pytest.mark.parametrize("text", _MODULES)
 @pytest.mark.parametrize("options", _OPTIONS)
 def test_parsed_module_prints_like_xdsl(text: str, options: dict[str, Any]) -> None:
-    from xdsl.parser import Parser as XParser
-    from xdsl.printer import Printer as XPrinter
-
-    from ptosim.mlir.parser import Parser
-    from ptosim.mlir.printer import Printer
-
-    theirs = XParser(_xdsl_context(), text).parse_module()
-    ours = Parser(_our_context(), text).parse_module()
+    theirs, ours = _parse_both(text)
     want, got = StringIO(), StringIO()
-    want_outcome = _outcome(lambda: XPrinter(stream=want, **options).print_op(theirs))
-    got_outcome = _outcome(lambda: Printer(stream=got, **options).print_op(ours))
+    want_outcome = _outcome(lambda: XDSL.Printer(stream=want, **options).print_op(theirs))
+    got_outcome = _outcome(lambda: OURS.Printer(stream=got, **options).print_op(ours))
     assert got_outcome == want_outcome
     assert got.getvalue() == want.getvalue()
     if not options:
@@ -453,17 +377,9 @@ def test_parsed_module_prints_like_xdsl(text: str, options: dict[str, Any]) -> N
 
 def test_printer_reuse_keeps_names_like_xdsl() -> None:
     """One printer printing two ops (and one region twice) keeps its names and counters."""
-    from xdsl.parser import Parser as XParser
-    from xdsl.printer import Printer as XPrinter
-
-    from ptosim.mlir.parser import Parser
-    from ptosim.mlir.printer import Printer
-
-    text = _MODULES[1]
-    theirs = XParser(_xdsl_context(), text).parse_module()
-    ours = Parser(_our_context(), text).parse_module()
+    theirs, ours = _parse_both(_MODULES[1])
     want, got = StringIO(), StringIO()
-    xp, op = XPrinter(stream=want), Printer(stream=got)
+    xp, op = XDSL.Printer(stream=want), OURS.Printer(stream=got)
     for printer, module in ((xp, theirs), (op, ours)):
         ops = list(module.body.block.ops)
         printer.print_op(ops[-1])
@@ -542,31 +458,13 @@ module {
 @pytest.mark.parametrize("options", [{}, {"print_generic_format": True},
                                      {"print_debuginfo": True}])
 def test_func_arith_scf_module_prints_like_xdsl(options: dict[str, Any]) -> None:
-    from xdsl.context import Context as XContext
-    from xdsl.dialects.arith import Arith
-    from xdsl.dialects.func import Func
-    from xdsl.dialects.scf import Scf
-    from xdsl.parser import Parser as XParser
-    from xdsl.printer import Printer as XPrinter
-
-    from ptosim.mlir import arith, func, scf
-    from ptosim.mlir.context import Context
-    from ptosim.mlir.parser import Parser
-    from ptosim.mlir.printer import Printer
-
-    xctx, ctx = XContext(), Context()
-    for dialect in (xb.Builtin, Arith, Func, Scf):
-        xctx.load_dialect(dialect)
-    for dialect in (ob.Builtin, arith.Arith, func.Func, scf.Scf):
-        ctx.load_dialect(dialect)
-    want, got = StringIO(), StringIO()
-    XPrinter(stream=want, **options).print_op(XParser(xctx, _STD_MODULE).parse_module())
-    Printer(stream=got, **options).print_op(Parser(ctx, _STD_MODULE).parse_module())
-    assert got.getvalue() == want.getvalue()
+    theirs, ours = (fw.Parser(std_context(fw), _STD_MODULE).parse_module() for fw in (XDSL, OURS))
+    assert printed(ours, **options) == printed(theirs, XDSL.Printer, **options)
 
 
-def _dialect_attributes(ir: Any, irdl: Any, m: ModuleType) -> list[Any]:
+def _dialect_attributes(fw: SimpleNamespace) -> list[Any]:
     """Non-builtin attributes of each kind, defined through either framework."""
+    ir, irdl, m = fw.ir, fw.irdl, fw.builtin
 
     @irdl.irdl_attr_definition
     class PairType(ir.ParametrizedAttribute, ir.TypeAttribute):
@@ -594,12 +492,5 @@ def _dialect_attributes(ir: Any, irdl: Any, m: ModuleType) -> list[Any]:
 
 
 def test_dialect_attributes_print_like_xdsl() -> None:
-    import xdsl.ir as xir
-    import xdsl.irdl as xirdl
-
-    import ptosim.mlir.ir as oir
-    import ptosim.mlir.irdl as oirdl
-
-    ours = _dialect_attributes(oir, oirdl, ob)
-    theirs = _dialect_attributes(xir, xirdl, xb)
+    ours, theirs = _dialect_attributes(OURS), _dialect_attributes(XDSL)
     assert [str(a) for a in ours] == [str(a) for a in theirs]

@@ -7,20 +7,15 @@ dependency.)"""
 
 from __future__ import annotations
 
-from io import StringIO
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from xdsl.context import Context as XContext
-from xdsl.dialects.arith import Arith as XArith, IndexCastOp as XIndexCastOp
+from xdsl.dialects.arith import IndexCastOp as XIndexCastOp
 from xdsl.dialects.builtin import (
-    Builtin as XBuiltin,
     IndexType as XIndexType,
     IntegerType as XIntegerType,
 )
-from xdsl.dialects.func import Func as XFunc
-from xdsl.dialects.scf import Scf as XScf
-from xdsl.ir import Dialect as XDialect
 from xdsl.irdl import (
     IRDLOperation,
     base,
@@ -29,15 +24,9 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.parser import Parser as XParser
-from xdsl.printer import Printer as XPrinter
 from xdsl.traits import Pure as XPure
 
-from ptosim.mlir import arith, func, scf
-from ptosim.mlir.builtin import Builtin
-from ptosim.mlir.context import Context
-from ptosim.mlir.parser import Parser
-from ptosim.mlir.printer import Printer
+from mlir_helpers import OURS, framework, printed, std_context
 
 
 @irdl_op_definition
@@ -52,24 +41,13 @@ class XIndexCastUIOp(IRDLOperation):
     verify_ = XIndexCastOp.verify_
 
 
-def _xdsl_context() -> Any:
-    ctx = XContext()
-    for d in (XBuiltin, XFunc, XArith, XScf, XDialect("ptosim", [XIndexCastUIOp])):
-        ctx.load_dialect(d)
-    return ctx
+XDSL = framework("xdsl")
 
 
-def _our_context() -> Any:
-    ctx = Context()
-    for d in (Builtin, func.Func, arith.Arith, scf.Scf):
-        ctx.load_dialect(d)
-    return ctx
-
-
-def _outcome(ctx: Any, parser_cls: Any, printer_cls: Any, text: str) -> dict[str, Any]:
-    """What parsing, printing (three ways) and verifying ``text`` gives."""
+def _outcome(fw: SimpleNamespace, ctx: Any, text: str) -> dict[str, Any]:
+    """What parsing, printing (three ways) and verifying ``text`` with ``fw`` gives."""
     try:
-        module = parser_cls(ctx, text).parse_module()
+        module = fw.Parser(ctx, text).parse_module()
     except Exception as err:  # noqa: BLE001 - the exception itself is compared
         span = getattr(err, "span", None)
         return {"parse": (type(err).__name__, getattr(err, "msg", str(err)),
@@ -77,10 +55,8 @@ def _outcome(ctx: Any, parser_cls: Any, printer_cls: Any, text: str) -> dict[str
     out: dict[str, Any] = {}
     for key, options in (("custom", {}), ("generic", {"print_generic_format": True}),
                          ("debuginfo", {"print_debuginfo": True})):
-        stream = StringIO()
         try:
-            printer_cls(stream=stream, **options).print_op(module)
-            out[key] = stream.getvalue()
+            out[key] = printed(module, fw.Printer, **options)
         except Exception as err:  # noqa: BLE001 - invalid IR: both fail the same way
             out[key] = (type(err).__name__, str(err))
     try:
@@ -91,7 +67,22 @@ def _outcome(ctx: Any, parser_cls: Any, printer_cls: Any, text: str) -> dict[str
     return out
 
 
-CASES = """\
+def _cases(text: str) -> list[str]:
+    """The cases in ``text``, between lines ``----``."""
+    return text.split("\n----\n")
+
+
+def _in_f(signature: str, bodies: str) -> list[str]:
+    """A case for each body in ``bodies`` (between blank lines): the body in
+    ``func.func @f(signature)``, then ``func.return``."""
+    return [f"func.func @f({signature}) {{\n{body}\n  func.return\n}}"
+            for body in bodies.strip("\n").split("\n\n")]
+
+
+# the cases that are a function @f ending in func.return, grouped by signature (_in_f), and
+# the rest whole (_cases)
+CASES = [
+    *_cases("""\
 module {
   func.func @kernel(%arg0: memref<?xf32>, %arg1: i64, %arg2: f32, %arg3: i32) attributes { pto.entry , pto.aicore} {
     %c0 = arith.constant 0 : index
@@ -214,244 +205,103 @@ module {
   }
   func.func private @ext(i32)
   func.func private @ext2(i32, f32) -> i64
-}
-----
-func.func @f(%a: i32, %x: f32) {
+}"""),
+    *_in_f("%a: i32, %x: f32", """
   %c = arith.addi %a, %a : f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.addi %a, %x : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = "arith.addi"(%a, %x) : (i32, f32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = "arith.addi"(%x, %x) : (f32, f32) -> f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.addf %a, %a : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.constant 1 : f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.constant 1.5 : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.constant 300 : i8
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.constant "s"
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.constant 1
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = "arith.constant"() <{value = 1 : i32}> : () -> i64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.cmpi foo, %a, %a : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.cmpi slt, %x, %x : f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.cmpf slt, %x, %x : f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.index_cast %a : i32 to i64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.trunci %a : i32 to i64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.extsi %a : i32 to i16
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.extui %a : i32 to i16
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.bitcast %a : i32 to f64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.sitofp %x : f32 to f64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.select %a, %a, %a : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.addi %a, %a overflow<foo> : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.addf %x, %x fastmath<foo> : f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.addi %a, %a {overflowFlags = #arith.overflow<nsw>} : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.cmpi slt, %a, %a {foo} : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.addi %a %a : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32) {
+
   %c = arith.addi %a, %a
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+"""),
+    *_in_f("%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1", """
   %c = "arith.addi"(%v, %v) : (vector<4xf32>, vector<4xf32>) -> vector<4xf32>
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.addi"(%a, %a) : (i32, i32) -> i64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.addf"(%a, %a) : (i32, i32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.addf"(%vi, %vi) : (vector<4xi32>, vector<4xi32>) -> vector<4xi32>
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.cmpi"(%a, %a) <{predicate = 0 : i64}> : (i32, i32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.select"(%a, %a, %a) : (i32, i32, i32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.select"(%b, %a, %x) : (i1, i32, f32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.fptosi"(%a) : (i32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.fptosi %x : f32 to f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.index_cast %x : f32 to index
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.bitcast %v : vector<4xf32> to i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.bitcast %i : index to f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.bitcast %b : i1 to tensor<2xf32>
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.extf %a : i32 to f64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.extf %x : f32 to f16
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.truncf %x : f32 to f64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.trunci %i : index to i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.cmpf olt, %a, %a : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.negf %a : i32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.select %b, %a, %a : f32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.constant dense<[1,2]> : vector<2xi32>
   %d = arith.constant dense<1.0> : tensor<2xf32>
   %e = arith.constant -1 : i1
@@ -461,89 +311,41 @@ func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index,
   %l = arith.constant 1 : i64
   %m = arith.constant -5 : index
   %n = arith.constant 255 : i8
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %o = arith.constant 1.0e10 : f16
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.constant 1 : ui32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.constant 1 : si32
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = arith.constant unit
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.constant"() <{value = 1.0 : f32}> : () -> f64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.constant"() <{value = "x"}> : () -> f64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.constant"() : () -> f64
-  func.return
-}
-----
-func.func @f(%a: i32, %x: f32, %v: vector<4xf32>, %vi: vector<4xi32>, %i: index, %b: i1) {
+
   %c = "arith.constant"() <{value = 1 : i32}> : () -> (i32, i32)
-  func.return
-}
-----
-func.func @f(%a: i32) {
+"""),
+    *_in_f("%a: i32", """
   func.call @g::@h(%a) : (i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   func.call "g"(%a) : (i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   func.call @g(%a) : (i32, i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   func.call @f(%a) : (i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   func.call @f(%a) {operandSegmentSizes = 1} : (i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   "func.call"(%a) <{callee = @g::@h}> : (i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   "func.call"(%a) <{callee = "x"}> : (i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   "func.call"(%a) : (i32) -> ()
-  func.return
-}
-----
+"""),
+    *_cases("""\
 func.func @f(%a: i32) {
   func.return %a : i32
 }
@@ -671,23 +473,15 @@ module @m {
     func.call @m::@g() : () -> ()
     func.return
   }
-}
-----
-func.func @f(%a: i32) {
+}"""),
+    *_in_f("%a: i32", """
   func.call @f(%a) : (i32) -> i32 i32
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   func.call @f(%a : (i32) -> ()
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   func.call @f(%a) : (i32) -> (i32, i64) loc("a":1:1)
-  func.return
-}
-----
+"""),
+    *_cases("""\
 func.func @f(%a: i32, %b: i64) {
   func.return %a, %b : i32, i64
 }
@@ -718,20 +512,15 @@ func.func @f() {
 }
 func.func @f() {
   func.return
-}
-----
-func.func @f(%a: i32, %b: i32) {
+}"""),
+    *_in_f("%a: i32, %b: i32", """
   ^bb1:
-  func.return
-}
-----
-func.func @f(%a: i32, %b: i32) {
+
   %c = arith.cmpi sgt, %a, %b : i32
   cf.br ^bb1
   ^bb1:
-  func.return
-}
-----
+"""),
+    *_cases("""\
 func.func @f(%a: i32, %b: i32) attributes {} {
   func.return
 }
@@ -793,9 +582,8 @@ func.func private(%a : i32) -> (i32) {
 ----
 func.func @k(%a : i32) -> i32, i32 {
   func.return %a : i32
-}
-----
-func.func @f(%lb: index, %a: i32, %c: i1, %i8: i8) {
+}"""),
+    *_in_f("%lb: index, %a: i32, %c: i1, %i8: i8", """
   scf.for %i = %lb to %lb step %lb {
     %x = arith.addi %a, %a : i32
   }
@@ -809,186 +597,113 @@ func.func @f(%lb: index, %a: i32, %c: i1, %i8: i8) {
   }
   scf.for %j = %i8 to %i8 step %i8 : i8 {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+"""),
+    *_in_f("%lb: index, %a: i32", """
   %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) -> (i32) {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) -> (i64) {
     scf.yield %x : i64
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) -> (i32) {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32, %b: i64) {
-  %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) -> (i32) {
-    scf.yield %b : i64
-  }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %lb to %lb step %lb : i32 {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %a to %a step %a : i32 {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: ui32) {
-  scf.for %i = %a to %a step %a : ui32 {
-  }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: f32) {
-  scf.for %i = %a to %a step %a : f32 {
-  }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   "scf.for"(%lb, %a, %lb) ({
   ^bb0(%i: index):
     scf.yield
   }) : (index, i32, index) -> ()
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   "scf.for"(%lb, %lb, %lb) ({
   ^bb0(%i: i32):
     scf.yield
   }) : (index, index, index) -> ()
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   "scf.for"(%lb, %lb, %lb) ({
     scf.yield
   }) : (index, index, index) -> ()
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   "scf.for"(%lb, %lb, %lb) ({
   ^bb0(%i: index, %j: index):
     scf.yield
   }) : (index, index, index) -> ()
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   %r = "scf.for"(%lb, %lb, %lb, %a) ({
   ^bb0(%i: index, %j: index):
     scf.yield %a : i32
   }) : (index, index, index, i32) -> i32
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   "scf.for"(%lb, %lb, %lb) ({
   ^bb0(%i: index):
     %x = arith.addi %a, %a : i32
   }) : (index, index, index) -> ()
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %lb to %lb step %lb {
     func.return
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %lb to %lb {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %lb, %lb step %lb {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i : %lb to %lb step %lb {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) -> (i32, i32) {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   %r = scf.for %i = %lb to %lb step %lb iter_args(%x : %a) -> (i32) {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) -> i32 {
     scf.yield %x : i32
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %lb to %lb step %lb {
     scf.yield %a : i32
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %lb to %lb step %lb {
     %x = arith.addi %a, %a : i32
     scf.yield
     %y = arith.addi %a, %a : i32
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.for %i = %lb to %lb step %lb {
   ^bb1:
     scf.yield
   }
-  func.return
-}
-----
+"""),
+    *_in_f("%lb: index, %a: i32, %b: i64", """
+  %r = scf.for %i = %lb to %lb step %lb iter_args(%x = %a) -> (i32) {
+    scf.yield %b : i64
+  }
+"""),
+    *_in_f("%lb: index, %a: ui32", """
+  scf.for %i = %a to %a step %a : ui32 {
+  }
+"""),
+    *_in_f("%lb: index, %a: f32", """
+  scf.for %i = %a to %a step %a : f32 {
+  }
+"""),
+    *_cases("""\
 func.func @f(%lb: index, %a: i32) {
   scf.yield
-}
-----
-func.func @f(%c: i1, %a: i32) {
+}"""),
+    *_in_f("%c: i1, %a: i32", """
   scf.if %c {
   }
   scf.if %c {
@@ -1011,64 +726,34 @@ func.func @f(%c: i1, %a: i32) {
   } else {
     scf.yield %a, %c : i32, i1
   }
-  func.return
-}
-----
-func.func @f(%c: i32, %a: i32) {
-  scf.if %c {
-  }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %r = scf.if %c -> (i32) {
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %r = scf.if %c -> i32 {
     scf.yield %a : i32
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %r = scf.if %c -> (i32) {
     scf.yield %a : i32
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   scf.if %c {
   } else
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   scf.if %c {
     func.return
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   "scf.if"(%c) ({
     %x = arith.addi %a, %a : i32
   }, {
   }) : (i1) -> ()
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   "scf.if"(%c) ({
     scf.yield
   }) : (i1) -> ()
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %r = scf.execute_region -> i32 {
     scf.yield %a : i32
   }
@@ -1079,45 +764,27 @@ func.func @f(%c: i1, %a: i32) {
     %x = arith.addi %a, %a : i32
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   scf.execute_region {
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   scf.execute_region {
     %x = arith.addi %a, %a : i32
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %r = scf.execute_region -> () {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %r = scf.execute_region -> (i32) {
     cf.br ^bb1
   ^bb1:
     scf.yield %a : i32
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   "scf.execute_region"() ({
   }) : () -> ()
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %wr = scf.while (%arg1 = %a) : (i32) -> i32 {
     %cc = arith.cmpi slt, %arg1, %arg1 : i32
     scf.condition(%cc) %arg1 : i32
@@ -1130,76 +797,57 @@ func.func @f(%c: i1, %a: i32) {
   } do {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %wr = scf.while (%arg1 = %a) : (i32, i32) -> i32 {
     scf.condition(%c) %arg1 : i32
   } do {
   ^bb0(%arg2: i32):
     scf.yield %arg2 : i32
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %wr = scf.while (%arg1 = %a) : (i32) -> i32 {
     scf.condition(%c) %arg1 : i32
   } do {
   ^bb0(%arg2: i64):
     scf.yield %arg2 : i64
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   %wr = scf.while (%arg1 = %a) : (i32) -> i32 {
     scf.condition(%c) %arg1 : i32
   } {
   ^bb0(%arg2: i32):
     scf.yield %arg2 : i32
   }
-  func.return
-}
-----
-func.func @f(%c: i32, %a: i32) {
-  scf.while () : () -> () {
-    scf.condition(%c)
-  } do {
-    scf.yield
-  }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   scf.while () : () -> () {
     scf.condition(%c) {operandSegmentSizes} %a : i32
   } do {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   scf.while () : () -> () {
     scf.condition(%c) {x} %a : i32
   } do {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%c: i1, %a: i32) {
+
   scf.while () : () -> () {
     scf.condition(%c) %a : i32, i32
   } do {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%i: index, %a: i32) {
+"""),
+    *_in_f("%c: i32, %a: i32", """
+  scf.if %c {
+  }
+
+  scf.while () : () -> () {
+    scf.condition(%c)
+  } do {
+    scf.yield
+  }
+"""),
+    *_in_f("%i: index, %a: i32", """
   %r = scf.index_switch %i -> i32
   case 2 {
     scf.yield %a : i32
@@ -1214,10 +862,7 @@ func.func @f(%i: index, %a: i32) {
   default {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%i: index, %a: i32) {
+
   %r = scf.index_switch %i -> i32
   case 2 {
     scf.yield %a : i32
@@ -1228,34 +873,23 @@ func.func @f(%i: index, %a: i32) {
   default {
     scf.yield %a : i32
   }
-  func.return
-}
-----
-func.func @f(%i: index, %a: i32) {
+
   %r = scf.index_switch %i -> i32
   default {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%i: index, %a: i32) {
+
   %r = scf.index_switch %i ->
   default {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%i: index, %a: i32) {
+
   scf.index_switch %i
   case 1 {
     scf.yield
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+"""),
+    *_in_f("%lb: index, %a: i32", """
   %r = "scf.parallel"(%lb, %lb, %lb, %a) <{operandSegmentSizes = array<i32: 1, 1, 1, 1>}> ({
   ^bb0(%i: index):
     scf.reduce(%a : i32) {
@@ -1268,16 +902,10 @@ func.func @f(%lb: index, %a: i32) {
   ^bb0(%i: index):
     scf.reduce
   }) : (index, index, index) -> ()
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   scf.parallel (%i) = (%lb) to (%lb) step (%lb) {
   }
-  func.return
-}
-----
-func.func @f(%lb: index, %a: i32) {
+
   "scf.parallel"(%lb, %lb, %lb) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
   ^bb0(%i: index):
     scf.reduce {x}
@@ -1286,9 +914,8 @@ func.func @f(%lb: index, %a: i32) {
   ^bb0(%i: index):
     scf.reduce( : )
   }) : (index, index, index, i32) -> i32
-  func.return
-}
-----
+"""),
+    *_cases("""\
 func.func @k(%a: i32, %x: f32) attributes {pto.aicore} {
   %c = arith.constant 3 : i64 loc("k.pto":3:5)
   %d = arith.constant {tag = "t"} dense<[1.0, 2.0]> : tensor<2xf32>
@@ -1315,47 +942,29 @@ func.func @k(%a: i32, %x: f32) attributes {pto.aicore} {
     %3 = "arith.cmpi"(%a, %a) <{predicate = 9 : i64}> : (i32, i32) -> i1
     "func.return"(%0) : (i32) -> ()
   }) : () -> ()
-}) : () -> ()
-----
-func.func @f(%a: i32) {
+}) : () -> ()"""),
+    *_in_f("%a: i32", """
   %0 = "arith.addi"(%a, %a) <{overflowFlags = #arith.overflow<bad>}> : (i32, i32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   %0 = "arith.addi"(%a, %a) <{overflowFlags = #arith.fastmath<fast>}> : (i32, i32) -> i32
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   %0 = "arith.cmpi"(%a, %a) <{predicate = 12 : i64}> : (i32, i32) -> i1
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   %0 = "arith.cmpi"(%a, %a) : (i32, i32) -> i1
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   %0 = arith.addi %a, %a overflow<> : i32
   %1 = arith.addi %a, %a overflow<"nsw"> : i32
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   %0 = arith.addi %a, %a overflow<nsw nuw> : i32
-  func.return
-}
-----
+"""),
+    *_cases("""\
 func.func @f(%x: f32) {
   %0 = arith.addf %x, %x fastmath<none,nnan> : f32
   %1 = arith.addf %x, %x fastmath<reassoc,nnan,ninf,nsz,arcp,contract,afn> : f32
   func.return
 }
-
-----
-func.func @f(%lb: index, %a: i32, %c: i1) {
+"""),
+    *_in_f("%lb: index, %a: i32, %c: i1", """
   scf.for %i = %lb to %lb step %lb : index {
     scf.if %c {
       %r = scf.for %j = %lb to %lb step %lb iter_args(%x = %a) -> (i32) {
@@ -1367,45 +976,27 @@ func.func @f(%lb: index, %a: i32, %c: i1) {
       %q = arith.muli %a, %a : i32
     }
   }
-  func.return
-}
-----
-func.func @f(%v: vector<4xi32>, %t: tensor<2xf32>) {
+"""),
+    *_in_f("%v: vector<4xi32>, %t: tensor<2xf32>", """
   %0 = arith.cmpi eq, %v, %v : vector<4xi32>
-  func.return
-}
-----
-func.func @f(%v: vector<4xi32>, %t: tensor<2xf32>) {
+
   %0 = arith.addi %v, %v : vector<4xi32>
   %1 = arith.addf %t, %t : tensor<2xf32>
   %2 = arith.negf %t : tensor<2xf32>
   %3:2 = arith.addui_extended %v, %v : vector<4xi32>, vector<4xi1>
   %4 = arith.bitcast %v : vector<4xi32> to vector<4xf32>
-  func.return
-}
-----
-func.func @f(%v: vector<4xi32>, %t: tensor<2xf32>) {
+
   %3:2 = arith.addui_extended %v, %v : vector<4xi32>, i1
-  func.return
-}
-----
-func.func @f(%v: vector<4xi32>, %t: tensor<2xf32>) {
+
   %3:2 = arith.addui_extended %v, %v : vector<4xi32>, vector<4xi32>
-  func.return
-}
-----
-func.func @f(%m: memref<4xi32>, %n: memref<4xf32>, %u: memref<4xui32>, %i: memref<4xindex>) {
+"""),
+    *_in_f("%m: memref<4xi32>, %n: memref<4xf32>, %u: memref<4xui32>, %i: memref<4xindex>", """
   %0 = arith.bitcast %m : memref<4xi32> to memref<4xf32>
   %1 = arith.bitcast %u : memref<4xui32> to memref<4xf32>
-  func.return
-}
-----
-func.func @f(%m: memref<4xi32>, %n: memref<4xf32>, %u: memref<4xui32>, %i: memref<4xindex>) {
+
   %1 = arith.bitcast %i : memref<4xindex> to memref<4xf32>
-  func.return
-}
-----
-func.func @f(%a: i32) {
+"""),
+    *_in_f("%a: i32", """
   %0 = arith.constant 0x10 : i32
   %1 = arith.constant -0x10 : i64
   %2 = arith.constant 1.0e-3 : f64
@@ -1413,14 +1004,10 @@ func.func @f(%a: i32) {
   %4 = arith.constant 4294967295 : i32
   %5 = arith.constant -2147483648 : i32
   %6 = arith.constant 18446744073709551615 : i64
-  func.return
-}
-----
-func.func @f(%a: i32) {
+
   %0 = arith.constant 4294967296 : i32
-  func.return
-}
-----
+"""),
+    *_cases("""\
 func.func @f(%a: i32) {
   %c0_i32 = arith.constant 0 : i32
   %c1 = arith.constant 1 : index
@@ -1458,17 +1045,16 @@ func.func @f(%c: i1, %a: i32) -> (i32) {
   }
   return %0 : i32
 }
-"""
+"""),
+]
 
 
 @pytest.fixture(scope="module")
 def contexts() -> tuple[Any, Any]:
-    return _xdsl_context(), _our_context()
+    return std_context(XDSL, XDSL.ir.Dialect("ptosim", [XIndexCastUIOp])), std_context(OURS)
 
 
-@pytest.mark.parametrize("text", CASES.split("\n----\n"))
+@pytest.mark.parametrize("text", CASES)
 def test_same_as_xdsl(text: str, contexts: tuple[Any, Any]) -> None:
     xdsl_ctx, our_ctx = contexts
-    want = _outcome(xdsl_ctx, XParser, XPrinter, text)
-    got = _outcome(our_ctx, Parser, Printer, text)
-    assert got == want
+    assert _outcome(OURS, our_ctx, text) == _outcome(XDSL, xdsl_ctx, text)

@@ -74,25 +74,25 @@ def _unexpected(t: Attribute) -> str:
     return f"Unexpected attribute {t}"
 
 
-def _int_like(t: Attribute) -> str | None:
-    """xDSL's signlessIntegerLike: an integer or index, or a vector / tensor of them (the
-    name notwithstanding, any signedness)."""
-    if isinstance(t, _INTS):
+def _kind_like(t: Attribute, kinds: tuple[type[Attribute], ...]) -> str | None:
+    """One of ``kinds``, or a vector / tensor of them."""
+    if isinstance(t, kinds):
         return None
     if isinstance(t, _CONTAINERS):
         e = t.element_type
-        return None if isinstance(e, _INTS) else _unexpected(e)
+        return None if isinstance(e, kinds) else _unexpected(e)
     return _unexpected(t)
+
+
+def _int_like(t: Attribute) -> str | None:
+    """xDSL's signlessIntegerLike: an integer or index, or a vector / tensor of them (the
+    name notwithstanding, any signedness)."""
+    return _kind_like(t, _INTS)
 
 
 def _float_like(t: Attribute) -> str | None:
     """xDSL's floatingPointLike: a float, or a vector / tensor of floats."""
-    if isinstance(t, _FLOATS):
-        return None
-    if isinstance(t, _CONTAINERS):
-        e = t.element_type
-        return None if isinstance(e, _FLOATS) else _unexpected(e)
-    return _unexpected(t)
+    return _kind_like(t, _FLOATS)
 
 
 def _is_i1(t: Attribute) -> str | None:
@@ -133,17 +133,12 @@ def _signless(t: IntegerType) -> str | None:
 
 def _bitcastable(t: Attribute) -> str | None:
     """container_of(integer | index | float) | memref of (float | signless integer)."""
-    if isinstance(t, _SCALARS):
-        return None
-    if isinstance(t, _CONTAINERS):
-        e = t.element_type
-        return None if isinstance(e, _SCALARS) else _unexpected(e)
     if isinstance(t, MemRefType):
         e = t.element_type
         if isinstance(e, IntegerType):
             return _signless(e)
         return None if isinstance(e, _FLOATS) else _unexpected(e)
-    return _unexpected(t)
+    return _kind_like(t, _SCALARS)
 
 
 _Rule = Callable[[Attribute], "str | None"]
@@ -287,18 +282,55 @@ _NO_FASTMATH = FastMathFlagsAttr("none")
 
 _CMPI_PREDICATES = {name: IntegerAttr(i, _I64) for name, i in _CMPI_INDEX.items()}
 
+# An optional flag property: (keyword, property name, attribute class, default)
+_Flags = tuple[str, str, type[BitEnumAttribute], BitEnumAttribute]
+_FASTMATH: _Flags = ("fastmath", "fastmath", FastMathFlagsAttr, _NO_FASTMATH)
+_OVERFLOW: _Flags = ("overflow", "overflowFlags", IntegerOverflowAttr, _NO_OVERFLOW)
+
 _PURE = traits_def(Pure())
 _PURE_COMMUTATIVE = traits_def(Pure(), Commutative())
 _NO_EFFECT = traits_def(NoMemoryEffect())
 
 
 # --- shared syntax pieces ---------------------------------------------------------------
-def _parse_flags(parser: Parser, keyword: str, cls: type[BitEnumAttribute]
-                 ) -> BitEnumAttribute | None:
-    """``keyword<flags>`` if the keyword is there."""
+def _parse_flags(parser: Parser, flags: _Flags) -> BitEnumAttribute:
+    """``keyword<flags>`` if the keyword is there, else the default."""
+    keyword, _, cls, default = flags
     if parser.parse_optional_keyword(keyword) is None:
-        return None
+        return default
     return cls.new(cls.parse_parameter(parser))
+
+
+def _print_flags(printer: Printer, op: Operation, flags: _Flags) -> None:
+    """`` keyword<flags>`` unless the property is absent or the default."""
+    keyword, prop, _, default = flags
+    value = op.properties.get(prop)
+    if value is not None and value != default:
+        printer.print_string(" " + keyword)
+        value.print_parameter(printer)  # type: ignore[attr-defined]
+
+
+def _parse_operand_pair(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]:
+    """``%a, %b``."""
+    first = parser.parse_unresolved_operand()
+    parser.parse_punctuation(",")
+    return first, parser.parse_unresolved_operand()
+
+
+def _print_operands(printer: Printer, first: SSAValue, *others: SSAValue) -> None:
+    """`` %a, %b``."""
+    printer.print_string(" ")
+    printer.print_ssa_value(first)
+    for value in others:
+        printer.print_string(", ")
+        printer.print_ssa_value(value)
+
+
+def _parse_type_suffix(parser: Parser) -> tuple[dict[str, Attribute], Attribute]:
+    """``{attrs} : type``: the attributes and the type."""
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return attrs, parser.parse_type()
 
 
 def _print_type_suffix(printer: Printer, op: Operation, t: Attribute) -> None:
@@ -306,6 +338,12 @@ def _print_type_suffix(printer: Printer, op: Operation, t: Attribute) -> None:
     printer.print_op_attributes(op.attributes)
     printer.print_string(" : ")
     printer.print_attribute(t)
+
+
+def _type_or_type_of(result_type: Attribute | None, operand: Operation | SSAValue
+                     ) -> Attribute:
+    """``result_type``, by default ``operand``'s type."""
+    return SSAValue.get(operand).type if result_type is None else result_type
 
 
 # --- constants -------------------------------------------------------------------------
@@ -372,9 +410,6 @@ class ConstantOp(IRDLOperation):
 
 
 # --- binary operations ------------------------------------------------------------------
-_Flags = tuple[str, str, type[BitEnumAttribute], BitEnumAttribute]
-
-
 class _BinaryOperation(IRDLOperation):
     """``%lhs, %rhs [keyword<flags>] {attrs} : type``: two operands and a result of one
     type satisfying ``_rule``; ``_flags`` names the optional flag property."""
@@ -396,35 +431,22 @@ class _BinaryOperation(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Any:
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
+        lhs, rhs = _parse_operand_pair(parser)
         flags = cls._flags
         properties: dict[str, Attribute] = {}
         if flags is not None:
-            keyword, prop, flag_cls, default = flags
-            parsed = _parse_flags(parser, keyword, flag_cls)
-            properties[prop] = default if parsed is None else parsed
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+            properties[flags[1]] = _parse_flags(parser, flags)
+        attrs, t = _parse_type_suffix(parser)
         _check_parsed(t, cls._rule)
         operands = (parser.resolve_operand(lhs, t), parser.resolve_operand(rhs, t))
         return cls.create(operands=operands, result_types=(t,), properties=properties,
                           attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.lhs)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.rhs)
+        _print_operands(printer, self.lhs, self.rhs)
         flags = type(self)._flags
         if flags is not None:
-            keyword, prop, _, default = flags
-            value = self.properties.get(prop)
-            if value is not None and value != default:
-                printer.print_string(" " + keyword)
-                value.print_parameter(printer)  # type: ignore[attr-defined]
+            _print_flags(printer, self, flags)
         _print_type_suffix(printer, self, self.result.type)
 
 
@@ -437,9 +459,8 @@ class SignlessIntegerBinaryOperation(_BinaryOperation):
 
     def __init__(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
                  result_type: Attribute | None = None) -> None:
-        if result_type is None:
-            result_type = SSAValue.get(operand1).type
-        super().__init__(operands=[operand1, operand2], result_types=[result_type])
+        super().__init__(operands=[operand1, operand2],
+                         result_types=[_type_or_type_of(result_type, operand1)])
 
     def __hash__(self) -> int:
         return id(self)
@@ -453,16 +474,14 @@ class SignlessIntegerBinaryOperationWithOverflow(SignlessIntegerBinaryOperation)
     overflow_flags = prop_def(IntegerOverflowAttr, default_value=_NO_OVERFLOW,
                               prop_name="overflowFlags")
 
-    _flags = ("overflow", "overflowFlags", IntegerOverflowAttr, _NO_OVERFLOW)
+    _flags = _OVERFLOW
 
     def __init__(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
                  result_type: Attribute | None = None,
                  overflow: IntegerOverflowAttr = _NO_OVERFLOW) -> None:
-        if result_type is None:
-            result_type = SSAValue.get(operand1).type
         IRDLOperation.__init__(self, operands=[operand1, operand2],
                                properties={"overflowFlags": overflow},
-                               result_types=[result_type])
+                               result_types=[_type_or_type_of(result_type, operand1)])
 
 
 class FloatingPointLikeBinaryOperation(_BinaryOperation):
@@ -474,14 +493,13 @@ class FloatingPointLikeBinaryOperation(_BinaryOperation):
     fastmath = prop_def(FastMathFlagsAttr, default_value=_NO_FASTMATH)
 
     _rule = staticmethod(_float_like)
-    _flags = ("fastmath", "fastmath", FastMathFlagsAttr, _NO_FASTMATH)
+    _flags = _FASTMATH
 
     def __init__(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
                  flags: FastMathFlagsAttr | None = None,
                  result_type: Attribute | None = None) -> None:
-        if result_type is None:
-            result_type = SSAValue.get(operand1).type
-        super().__init__(operands=[operand1, operand2], result_types=[result_type],
+        super().__init__(operands=[operand1, operand2],
+                         result_types=[_type_or_type_of(result_type, operand1)],
                          properties={"fastmath": flags})
 
 
@@ -512,8 +530,7 @@ class _AddUIExtended(IRDLOperation):
     def __init__(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
                  attributes: dict[str, Attribute] | None = None,
                  result_type: Attribute | None = None) -> None:
-        if result_type is None:
-            result_type = SSAValue.get(operand1).type
+        result_type = _type_or_type_of(result_type, operand1)
         super().__init__(operands=[operand1, operand2],
                          result_types=[result_type, _infer_overflow_type(result_type)],
                          attributes=attributes)
@@ -530,12 +547,8 @@ class _AddUIExtended(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Any:
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        sum_type = parser.parse_type()
+        lhs, rhs = _parse_operand_pair(parser)
+        attrs, sum_type = _parse_type_suffix(parser)
         parser.parse_punctuation(",")
         overflow_type = parser.parse_type()
         _check_parsed(sum_type, _int_like)
@@ -546,10 +559,7 @@ class _AddUIExtended(IRDLOperation):
                           attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.lhs)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.rhs)
+        _print_operands(printer, self.lhs, self.rhs)
         _print_type_suffix(printer, self, self.sum.type)
         printer.print_string(", ")
         printer.print_attribute(self.overflow.type)
@@ -567,8 +577,7 @@ class MulExtendedBase(IRDLOperation):
 
     def __init__(self, operand1: SSAValue, operand2: SSAValue,
                  result_type: Attribute | None = None) -> None:
-        if result_type is None:
-            result_type = SSAValue.get(operand1).type
+        result_type = _type_or_type_of(result_type, operand1)
         super().__init__(operands=[operand1, operand2], result_types=[result_type, result_type])
 
     def verify_(self) -> None:
@@ -579,21 +588,14 @@ class MulExtendedBase(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> Any:
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+        lhs, rhs = _parse_operand_pair(parser)
+        attrs, t = _parse_type_suffix(parser)
         _check_parsed(t, _int_like)
         operands = (parser.resolve_operand(lhs, t), parser.resolve_operand(rhs, t))
         return cls.create(operands=operands, result_types=(t, t), attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.lhs)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.rhs)
+        _print_operands(printer, self.lhs, self.rhs)
         _print_type_suffix(printer, self, self.lhs.type)
 
 
@@ -620,26 +622,64 @@ class ComparisonOperation(IRDLOperation):
                             f"{operand1.type} and {operand2.type}")
 
 
-def _parse_comparison_operands(parser: Parser) -> tuple[str, UnresolvedOperand,
-                                                        UnresolvedOperand]:
-    arg = parser.parse_identifier()
-    parser.parse_punctuation(",")
-    operand1 = parser.parse_unresolved_operand()
-    parser.parse_punctuation(",")
-    operand2 = parser.parse_unresolved_operand()
-    return arg, operand1, operand2
+class _Comparison(ComparisonOperation):
+    """cmpi / cmpf: ``_mnemonics`` name the predicates (``_index``: their positions), the
+    operands satisfy ``_rule``, ``_flags`` is the optional flag property. (The subclasses
+    declare the fields, in xDSL's order.)"""
+
+    __slots__ = ()
+
+    predicate: IntegerAttr
+    lhs: SSAValue
+    rhs: SSAValue
+    result: SSAValue
+
+    _mnemonics: ClassVar[list[str]]
+    _index: ClassVar[dict[str, int]]
+    _rule: ClassVar[Any]    # a _Rule
+    _flags: ClassVar[_Flags | None] = None
+
+    def _build(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
+               arg: int | str, **properties: Attribute) -> None:
+        lhs, rhs = SSAValue.get(operand1), SSAValue.get(operand2)
+        self._validate_operand_types(lhs, rhs)
+        if isinstance(arg, str):
+            arg = self._get_comparison_predicate(arg, self._index)
+        super().__init__(operands=[lhs, rhs], result_types=[_I1],
+                         properties={"predicate": IntegerAttr(arg, _I64), **properties})
+
+    def verify_(self) -> None:
+        rule = type(self)._rule
+        _check_each((("operand", "lhs", 0, self.lhs.type, rule),
+                     ("operand", "rhs", 1, self.rhs.type, rule),
+                     ("result", "result", 0, self.result.type, _is_i1)))
+
+    @staticmethod
+    def _parse_operands(parser: Parser, flags: _Flags | None = None
+                        ) -> tuple[str, SSAValue, SSAValue, BitEnumAttribute | None]:
+        """``pred, %lhs, %rhs [flags] : type``: the predicate's name, the operands and the
+        flags (None without ``flags``)."""
+        arg = parser.parse_identifier()
+        parser.parse_punctuation(",")
+        operand1, operand2 = _parse_operand_pair(parser)
+        found = None if flags is None else _parse_flags(parser, flags)
+        parser.parse_punctuation(":")
+        input_type = parser.parse_type()
+        lhs, rhs = parser.resolve_operands([operand1, operand2], [input_type, input_type],
+                                           parser.pos)
+        return arg, lhs, rhs, found
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self._mnemonics[self.predicate.value.data]},")
+        _print_operands(printer, self.lhs, self.rhs)
+        flags = type(self)._flags
+        if flags is not None:
+            _print_flags(printer, self, flags)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lhs.type)
 
 
-def _print_comparison(printer: Printer, op: Any, mnemonics: list[str]) -> None:
-    printer.print_string(" ")
-    printer.print_string(mnemonics[op.predicate.value.data])
-    printer.print_string(", ")
-    printer.print_ssa_value(op.lhs)
-    printer.print_string(", ")
-    printer.print_ssa_value(op.rhs)
-
-
-class _Cmpi(ComparisonOperation):
+class _Cmpi(_Comparison):
     """``arith.cmpi slt, %a, %b : i32``."""
 
     __slots__ = ()
@@ -649,28 +689,17 @@ class _Cmpi(ComparisonOperation):
     rhs = operand_def(Attribute)
     result = result_def(Attribute)
 
+    _mnemonics = CMPI_COMPARISON_OPERATIONS
+    _index = _CMPI_INDEX
+    _rule = staticmethod(_int_like)
+
     def __init__(self, operand1: Operation | SSAValue, operand2: Operation | SSAValue,
                  arg: int | str) -> None:
-        operand1 = SSAValue.get(operand1)
-        operand2 = SSAValue.get(operand2)
-        self._validate_operand_types(operand1, operand2)
-        if isinstance(arg, str):
-            arg = self._get_comparison_predicate(arg, _CMPI_INDEX)
-        super().__init__(operands=[operand1, operand2], result_types=[_I1],
-                         properties={"predicate": IntegerAttr(arg, _I64)})
-
-    def verify_(self) -> None:
-        _check_each((("operand", "lhs", 0, self.lhs.type, _int_like),
-                     ("operand", "rhs", 1, self.rhs.type, _int_like),
-                     ("result", "result", 0, self.result.type, _is_i1)))
+        self._build(operand1, operand2, arg)
 
     @classmethod
     def parse(cls, parser: Parser) -> Any:
-        arg, operand1, operand2 = _parse_comparison_operands(parser)
-        parser.parse_punctuation(":")
-        input_type = parser.parse_type()
-        lhs, rhs = parser.resolve_operands([operand1, operand2], [input_type, input_type],
-                                           parser.pos)
+        arg, lhs, rhs, _ = cls._parse_operands(parser)
         # what ``cls(lhs, rhs, arg)`` builds (the operands share their type), more quickly
         predicate = _CMPI_PREDICATES.get(arg)
         if predicate is None:     # (raises xDSL's error)
@@ -678,13 +707,8 @@ class _Cmpi(ComparisonOperation):
         return cls.create(operands=(lhs, rhs), result_types=(_I1,),
                           properties={"predicate": predicate})
 
-    def print(self, printer: Printer) -> None:
-        _print_comparison(printer, self, CMPI_COMPARISON_OPERATIONS)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
 
-
-class _Cmpf(ComparisonOperation):
+class _Cmpf(_Comparison):
     """``arith.cmpf olt, %a, %b [fastmath<...>] : f32``."""
 
     __slots__ = ()
@@ -695,41 +719,19 @@ class _Cmpf(ComparisonOperation):
     fastmath = prop_def(FastMathFlagsAttr, default_value=_NO_FASTMATH)
     result = result_def(Attribute)
 
+    _mnemonics = CMPF_COMPARISON_OPERATIONS
+    _index = _CMPF_INDEX
+    _rule = staticmethod(_float_like)
+    _flags = _FASTMATH
+
     def __init__(self, operand1: SSAValue | Operation, operand2: SSAValue | Operation,
                  arg: int | str, fastmath: FastMathFlagsAttr = _NO_FASTMATH) -> None:
-        operand1 = SSAValue.get(operand1)
-        operand2 = SSAValue.get(operand2)
-        self._validate_operand_types(operand1, operand2)
-        if isinstance(arg, str):
-            arg = self._get_comparison_predicate(arg, _CMPF_INDEX)
-        super().__init__(operands=[operand1, operand2], result_types=[_I1],
-                         properties={"predicate": IntegerAttr(arg, _I64),
-                                     "fastmath": fastmath})
-
-    def verify_(self) -> None:
-        _check_each((("operand", "lhs", 0, self.lhs.type, _float_like),
-                     ("operand", "rhs", 1, self.rhs.type, _float_like),
-                     ("result", "result", 0, self.result.type, _is_i1)))
+        self._build(operand1, operand2, arg, fastmath=fastmath)
 
     @classmethod
     def parse(cls, parser: Parser) -> Any:
-        arg, operand1, operand2 = _parse_comparison_operands(parser)
-        flags = _parse_flags(parser, "fastmath", FastMathFlagsAttr)
-        parser.parse_punctuation(":")
-        input_type = parser.parse_type()
-        lhs, rhs = parser.resolve_operands([operand1, operand2], [input_type, input_type],
-                                           parser.pos)
-        return cls(lhs, rhs, arg, _NO_FASTMATH if flags is None else
-                   cast(FastMathFlagsAttr, flags))
-
-    def print(self, printer: Printer) -> None:
-        _print_comparison(printer, self, CMPF_COMPARISON_OPERATIONS)
-        fastmath = self.fastmath
-        if fastmath != _NO_FASTMATH:
-            printer.print_string(" fastmath")
-            fastmath.print_parameter(printer)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+        arg, lhs, rhs, flags = cls._parse_operands(parser, _FASTMATH)
+        return cls(lhs, rhs, arg, cast(FastMathFlagsAttr, flags))
 
 
 def _no_rule(t: Attribute) -> str | None:
@@ -761,23 +763,14 @@ class _Select(IRDLOperation):
     def parse(cls, parser: Parser) -> Any:
         cond = parser.parse_unresolved_operand()
         parser.parse_punctuation(",")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+        lhs, rhs = _parse_operand_pair(parser)
+        attrs, t = _parse_type_suffix(parser)
         operands = (parser.resolve_operand(cond, _I1), parser.resolve_operand(lhs, t),
                     parser.resolve_operand(rhs, t))
         return cls.create(operands=operands, result_types=(t,), attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.cond)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.lhs)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.rhs)
+        _print_operands(printer, self.cond, self.lhs, self.rhs)
         _print_type_suffix(printer, self, self.result.type)
 
 
@@ -804,22 +797,15 @@ class _Negf(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> Any:
         operand = parser.parse_unresolved_operand()
-        flags = _parse_flags(parser, "fastmath", FastMathFlagsAttr)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+        flags = _parse_flags(parser, _FASTMATH)
+        attrs, t = _parse_type_suffix(parser)
         _check_parsed(t, _float_like)
         return cls.create(operands=(parser.resolve_operand(operand, t),), result_types=(t,),
-                          properties={"fastmath": _NO_FASTMATH if flags is None else flags},
-                          attributes=attrs)
+                          properties={"fastmath": flags}, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operand)
-        fastmath = self.properties.get("fastmath")
-        if fastmath is not None and fastmath != _NO_FASTMATH:
-            printer.print_string(" fastmath")
-            fastmath.print_parameter(printer)  # type: ignore[attr-defined]
+        _print_operands(printer, self.operand)
+        _print_flags(printer, self, _FASTMATH)
         _print_type_suffix(printer, self, self.result.type)
 
 
@@ -849,9 +835,7 @@ class _CastOperation(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> Any:
         operand = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src = parser.parse_type()
+        attrs, src = _parse_type_suffix(parser)
         parser.parse_keyword("to")
         dst = parser.parse_type()
         in_rule, out_rule = cls._rules
@@ -861,8 +845,7 @@ class _CastOperation(IRDLOperation):
                           attributes=attrs)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.input)
+        _print_operands(printer, self.input)
         _print_type_suffix(printer, self, self.input.type)
         printer.print_string(" to ")
         printer.print_attribute(self.result.type)

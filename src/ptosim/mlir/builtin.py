@@ -56,6 +56,7 @@ DYNAMIC_INDEX = -(2**63)
 
 _set = object.__setattr__
 _AttrT = TypeVar("_AttrT", bound=Attribute, covariant=True)
+_DataT = TypeVar("_DataT")
 
 
 class _Params(ParametrizedAttribute):
@@ -72,12 +73,16 @@ class _Params(ParametrizedAttribute):
 
 
 class _NoParams(_Params):
-    """A builtin attribute without parameters (``index``, ``f32``, ``unit`` ...)."""
+    """A builtin attribute without parameters (``index``, ``f32``, ``unit`` ...); prints
+    its name unless it says otherwise."""
 
     __slots__ = ()
 
     def __init__(self) -> None:
         _set(self, "_params", ())
+
+    def print_builtin(self, printer: Printer) -> None:
+        printer.print_string(self.name)
 
     def __eq__(self, other: object) -> bool:
         return other.__class__ is self.__class__
@@ -127,15 +132,21 @@ class ContainerType(Attribute):
 
 
 # --- data attributes ------------------------------------------------------------------
+class _PlainData(Data[_DataT]):
+    """A builtin `Data` built from its value as is (nothing to check)."""
+
+    __slots__ = ()
+
+    def __init__(self, data: _DataT) -> None:
+        _set(self, "data", data)
+
+
 class NoneAttr(_NoParams, BuiltinAttribute):
     """The absence of an attribute (``none``)."""
 
     __slots__ = ()
     name = "none"
     _PARAM_NAMES_ = ()
-
-    def print_builtin(self, printer: Printer) -> None:
-        printer.print_string("none")
 
 
 class ArrayAttr(Data[tuple[_AttrT, ...]], BuiltinAttribute, Generic[_AttrT]):
@@ -159,40 +170,31 @@ class ArrayAttr(Data[tuple[_AttrT, ...]], BuiltinAttribute, Generic[_AttrT]):
         return iter(self.data)
 
 
-class StringAttr(Data[str], BuiltinAttribute):
+class StringAttr(_PlainData[str], BuiltinAttribute):
     """A string literal."""
 
     __slots__ = ()
     name = "string"
 
-    def __init__(self, data: str) -> None:
-        _set(self, "data", data)
-
     def print_builtin(self, printer: Printer) -> None:
         printer.print_string_literal(self.data)
 
 
-class BytesAttr(Data[bytes], BuiltinAttribute):
+class BytesAttr(_PlainData[bytes], BuiltinAttribute):
     """A bytes literal."""
 
     __slots__ = ()
     name = "bytes"
 
-    def __init__(self, data: bytes) -> None:
-        _set(self, "data", data)
-
     def print_builtin(self, printer: Printer) -> None:
         printer.print_bytes_literal(self.data)
 
 
-class IntAttr(Data[int]):
+class IntAttr(_PlainData[int]):
     """A Python int (printed ``#builtin.int<N>``; shapes and widths are made of these)."""
 
     __slots__ = ()
     name = "builtin.int"
-
-    def __init__(self, data: int) -> None:
-        _set(self, "data", data)
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(f"<{self.data}>")
@@ -201,14 +203,11 @@ class IntAttr(Data[int]):
         return bool(self.data)
 
 
-class FloatData(Data[float]):
+class FloatData(_PlainData[float]):
     """A Python float, compared by its bits (``-0.0 != 0.0``, a NaN equals itself)."""
 
     __slots__ = ()
     name = "builtin.float_data"
-
-    def __init__(self, data: float) -> None:
-        _set(self, "data", data)
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(f"<{self.data}>")
@@ -263,14 +262,11 @@ class Signedness(Enum):
         return low, 1 << bitwidth
 
 
-class SignednessAttr(Data[Signedness]):
+class SignednessAttr(_PlainData[Signedness]):
     """A `Signedness` (printed ``#builtin.signedness<signless>``)."""
 
     __slots__ = ()
     name = "builtin.signedness"
-
-    def __init__(self, data: Signedness) -> None:
-        _set(self, "data", data)
 
     def print_parameter(self, printer: Printer) -> None:
         printer.print_string(f"<{self.data.name.lower()}>")
@@ -282,6 +278,17 @@ _SIGNEDNESS_ATTRS = {s: SignednessAttr(s) for s in Signedness}
 # --- integer and index types ----------------------------------------------------------
 _SIGNED_FORMATS = ("<b", "<h", "<i", "<i", "<q", "<q", "<q", "<q")
 _UNSIGNED_FORMATS = ("<B", "<H", "<I", "<I", "<Q", "<Q", "<Q", "<Q")
+
+
+def _buffer_error(size: int, name: str, element_size: int, num: int | None = None
+                  ) -> ValueError:
+    """A buffer of ``size`` bytes that is not ``num`` elements (None: a whole number of
+    them) of ``element_size`` bytes."""
+    if num is None:
+        return ValueError(f"Buffer length {size} not multiple of {name} element size "
+                          f"{element_size}.")
+    return ValueError(f"Buffer length {size} not product of {name} element size "
+                      f"{element_size} and num {num}.")
 
 
 class _StructPacked(Attribute):
@@ -308,8 +315,7 @@ class _StructPacked(Attribute):
         except struct.error:
             size = len(memoryview(buffer))
             if size != num * self.compile_time_size:
-                raise ValueError(f"Buffer length {size} not product of {self.name} element "
-                                 f"size {self.compile_time_size} and num {num}.") from None
+                raise _buffer_error(size, self.name, self.compile_time_size, num) from None
             raise
 
     def iter_unpack(self, buffer: bytes, /) -> Iterator[Any]:
@@ -318,8 +324,7 @@ class _StructPacked(Attribute):
         except struct.error:
             size = len(memoryview(buffer))
             if size % self.compile_time_size:
-                raise ValueError(f"Buffer length {size} not multiple of {self.name} element "
-                                 f"size {self.compile_time_size}.") from None
+                raise _buffer_error(size, self.name, self.compile_time_size) from None
             raise
 
     def pack_into(self, buffer: Any, offset: int, value: Any) -> None:
@@ -345,8 +350,7 @@ class IntegerType(_Params, _StructPacked, TypeAttribute, BuiltinAttribute):
         _set(self, "signedness", sign)
         _set(self, "_params", (width, sign))
         if width.data < 0:
-            raise VerifyException(
-                f"integer type bitwidth should be nonnegative (got {width.data})")
+            self.verify()   # raises
 
     def print_builtin(self, printer: Printer) -> None:
         printer.print_string(_INT_PREFIX[self.signedness.data] + str(self.width.data))
@@ -365,12 +369,15 @@ class IntegerType(_Params, _StructPacked, TypeAttribute, BuiltinAttribute):
     def value_range(self) -> tuple[int, int]:
         return self.signedness.data.value_range(self.width.data)
 
+    def _out_of_range(self, value: int) -> str:
+        low, high = self.value_range()
+        return (f"Integer value {value} is out of range for type {self} which supports "
+                f"values in the range [{low}, {high})")
+
     def verify_value(self, value: int) -> None:
         low, high = self.value_range()
         if not low <= value < high:
-            raise VerifyException(
-                f"Integer value {value} is out of range for type {self} which supports "
-                f"values in the range [{low}, {high})")
+            raise VerifyException(self._out_of_range(value))
 
     def normalized_value(self, value: int, *, truncate_bits: bool = False) -> int | None:
         """``value`` as stored: signless values in the upper half of the unsigned range
@@ -390,10 +397,7 @@ class IntegerType(_Params, _StructPacked, TypeAttribute, BuiltinAttribute):
         """`normalized_value`, raising ValueError when ``value`` is out of range."""
         v = self.normalized_value(value)
         if v is None:
-            low, high = self.value_range()
-            raise ValueError(
-                f"Integer value {value} is out of range for type {self} which supports "
-                f"values in the range [{low}, {high})")
+            raise ValueError(self._out_of_range(value))
         return v
 
     @property
@@ -430,9 +434,6 @@ class IndexType(_NoParams, _StructPacked, TypeAttribute, BuiltinAttribute):
     name = "index"
     _PARAM_NAMES_ = ()
 
-    def print_builtin(self, printer: Printer) -> None:
-        printer.print_string("index")
-
     @property
     def format(self) -> str:
         return "<q"
@@ -444,9 +445,6 @@ class UnitAttr(_NoParams, BuiltinAttribute):
     __slots__ = ()
     name = "unit"
     _PARAM_NAMES_ = ()
-
-    def print_builtin(self, printer: Printer) -> None:
-        printer.print_string("unit")
 
 
 class NoneType(_NoParams, TypeAttribute, BuiltinAttribute):
@@ -534,9 +532,6 @@ class _FloatType(_NoParams, TypeAttribute, BuiltinAttribute):
     __slots__ = ()
     _PARAM_NAMES_ = ()
     _BITS: ClassVar[int] = 0
-
-    def print_builtin(self, printer: Printer) -> None:
-        printer.print_string(self.name)
 
     @property
     def bitwidth(self) -> int:
@@ -631,16 +626,14 @@ class _CodedFloat(_FloatType):
         size = self.size
         mv = memoryview(buffer)
         if len(mv) != num * size:
-            raise ValueError(f"Buffer length {len(mv)} not product of {self.name} element "
-                             f"size {size} and num {num}.")
+            raise _buffer_error(len(mv), self.name, size, num)
         return tuple(self.iter_unpack(buffer))
 
     def iter_unpack(self, buffer: bytes, /) -> Iterator[float]:
         size = self.size
         mv = memoryview(buffer)
         if len(mv) % size:
-            raise ValueError(f"Buffer length {len(mv)} not multiple of {self.name} element "
-                             f"size {size}.")
+            raise _buffer_error(len(mv), self.name, size)
         decode = self.decode_bits
         return (decode(int.from_bytes(mv[i:i + size], "little"))
                 for i in range(0, len(mv), size))
@@ -1069,6 +1062,33 @@ def _shape_attr(shape: Iterable[int | IntAttr]) -> ArrayAttr[IntAttr]:
 _NONE = NoneAttr()
 
 
+class _ShapeParam(ShapedType):
+    """A shaped type whose ``shape`` parameter is an ArrayAttr of IntAttrs."""
+
+    __slots__ = ()
+
+    shape: ArrayAttr[IntAttr]
+
+    def get_num_dims(self) -> int:
+        return len(self.shape.data)
+
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    def _print_dims(self, printer: Printer) -> None:
+        """``4x?x`` (nothing for rank 0)."""
+        if self.shape.data:
+            printer.print_dimension_list(self.get_shape())
+            printer.print_string("x")
+
+
+def _print_optional_param(printer: Printer, param: Attribute) -> None:
+    """``, param`` unless ``param`` is NoneAttr (left out)."""
+    if not isinstance(param, NoneAttr):
+        printer.print_string(", ")
+        printer.print_attribute(param)
+
+
 class TupleType(_Params, TypeAttribute, BuiltinAttribute):
     """``tuple<T, ...>``."""
 
@@ -1087,7 +1107,7 @@ class TupleType(_Params, TypeAttribute, BuiltinAttribute):
         printer.print_string(">")
 
 
-class VectorType(_Params, TypeAttribute, ShapedType, ContainerType, BuiltinAttribute):
+class VectorType(_Params, TypeAttribute, _ShapeParam, ContainerType, BuiltinAttribute):
     """``vector<4x[8]xT>`` (``[n]``: a scalable dimension)."""
 
     __slots__ = ("element_type", "scalable_dims", "shape")
@@ -1120,20 +1140,14 @@ class VectorType(_Params, TypeAttribute, ShapedType, ContainerType, BuiltinAttri
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 
-    def get_num_dims(self) -> int:
-        return len(self.shape.data)
-
     def get_num_scalable_dims(self) -> int:
         return sum(bool(d) for d in self.scalable_dims.data)
-
-    def get_shape(self) -> tuple[int, ...]:
-        return tuple(d.data for d in self.shape.data)
 
     def get_scalable_dims(self) -> tuple[bool, ...]:
         return tuple(bool(d) for d in self.scalable_dims.data)
 
 
-class TensorType(_Params, TypeAttribute, ShapedType, ContainerType, BuiltinAttribute):
+class TensorType(_Params, TypeAttribute, _ShapeParam, ContainerType, BuiltinAttribute):
     """``tensor<4x?xT[, encoding]>``."""
 
     __slots__ = ("element_type", "encoding", "shape")
@@ -1150,20 +1164,10 @@ class TensorType(_Params, TypeAttribute, ShapedType, ContainerType, BuiltinAttri
 
     def print_builtin(self, printer: Printer) -> None:
         printer.print_string("tensor<")
-        if self.shape.data:
-            printer.print_dimension_list(self.get_shape())
-            printer.print_string("x")
+        self._print_dims(printer)
         printer.print_attribute(self.element_type)
-        if self.encoding != _NONE:
-            printer.print_string(", ")
-            printer.print_attribute(self.encoding)
+        _print_optional_param(printer, self.encoding)
         printer.print_string(">")
-
-    def get_num_dims(self) -> int:
-        return len(self.shape.data)
-
-    def get_shape(self) -> tuple[int, ...]:
-        return tuple(d.data for d in self.shape.data)
 
 
 class UnrankedTensorType(_Params, TypeAttribute, ContainerType, BuiltinAttribute):
@@ -1233,7 +1237,7 @@ class StridedLayoutAttr(_Params, MemRefLayoutAttr, BuiltinAttribute):
         return self.offset.data if isinstance(self.offset, IntAttr) else None
 
 
-class MemRefType(_Params, TypeAttribute, ShapedType, ContainerType, BuiltinAttribute):
+class MemRefType(_Params, TypeAttribute, _ShapeParam, ContainerType, BuiltinAttribute):
     """``memref<4x?xT[, layout][, memory_space]>``."""
 
     __slots__ = ("element_type", "layout", "memory_space", "shape")
@@ -1252,23 +1256,11 @@ class MemRefType(_Params, TypeAttribute, ShapedType, ContainerType, BuiltinAttri
 
     def print_builtin(self, printer: Printer) -> None:
         printer.print_string("memref<")
-        if self.shape.data:
-            printer.print_dimension_list(self.get_shape())
-            printer.print_string("x")
+        self._print_dims(printer)
         printer.print_attribute(self.element_type)
-        if not isinstance(self.layout, NoneAttr):
-            printer.print_string(", ")
-            printer.print_attribute(self.layout)
-        if not isinstance(self.memory_space, NoneAttr):
-            printer.print_string(", ")
-            printer.print_attribute(self.memory_space)
+        _print_optional_param(printer, self.layout)
+        _print_optional_param(printer, self.memory_space)
         printer.print_string(">")
-
-    def get_num_dims(self) -> int:
-        return len(self.shape.data)
-
-    def get_shape(self) -> tuple[int, ...]:
-        return tuple(d.data for d in self.shape.data)
 
     def get_strides(self) -> Sequence[int | None] | None:
         """Row-major strides for the default layout, else the layout's (None if it has
@@ -1308,9 +1300,7 @@ class UnrankedMemRefType(_Params, TypeAttribute, ContainerType, BuiltinAttribute
     def print_builtin(self, printer: Printer) -> None:
         printer.print_string("memref<*x")
         printer.print_attribute(self.element_type)
-        if not isinstance(self.memory_space, NoneAttr):
-            printer.print_string(", ")
-            printer.print_attribute(self.memory_space)
+        _print_optional_param(printer, self.memory_space)
         printer.print_string(">")
 
 
@@ -1337,16 +1327,7 @@ class FunctionType(_Params, TypeAttribute, BuiltinAttribute):
         return FunctionType(inputs, outputs)
 
     def print_builtin(self, printer: Printer) -> None:
-        printer.print_string("(")
-        printer.print_list(self.inputs.data, printer.print_attribute)
-        printer.print_string(") -> ")
-        outputs = self.outputs.data
-        if len(outputs) == 1 and not isinstance(outputs[0], FunctionType):
-            printer.print_attribute(outputs[0])
-        else:
-            printer.print_string("(")
-            printer.print_list(outputs, printer.print_attribute)
-            printer.print_string(")")
+        printer.print_function_type(self.inputs.data, self.outputs.data)
 
 
 # --- dense constants ------------------------------------------------------------------

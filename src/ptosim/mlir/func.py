@@ -7,7 +7,7 @@ tail of return-like ops (xDSL's AbstractYieldOperation).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .builtin import ArrayAttr, DictionaryAttr, FunctionType, StringAttr, SymbolRefAttr
@@ -235,8 +235,7 @@ class FuncOp(IRDLOperation):
         else:
             entry_args = None
             input_types = inputs
-        arg_attrs = ArrayAttr([DictionaryAttr(a) for _, a in named]) \
-            if any(a for _, a in named) else None
+        arg_attrs = _attrs_array([a for _, a in named])
         output_types, res_attrs = _parse_func_outputs(parser)
         extra = parser.parse_optional_attr_dict_with_keyword(_RESERVED_FUNC)
         region = parser.parse_optional_region(entry_args)
@@ -323,10 +322,13 @@ def _parse_func_outputs(parser: Parser) -> tuple[list[Attribute], ArrayAttr | No
         return [parser.parse_type()], None
     if not results:
         return [], None
-    types: list[Attribute] = [t for t, _ in results]
-    res_attrs = ArrayAttr([DictionaryAttr(a) for _, a in results]) \
-        if any(a for _, a in results) else None
-    return types, res_attrs
+    return [t for t, _ in results], _attrs_array([a for _, a in results])
+
+
+def _attrs_array(attrs: Sequence[dict[str, Attribute]]) -> ArrayAttr | None:
+    """Each argument's (or result's) attributes as ``arg_attrs`` (``res_attrs``) hold
+    them; None if none has any."""
+    return ArrayAttr([DictionaryAttr(a) for a in attrs]) if any(attrs) else None
 
 
 def _print_func_outputs(printer: Printer, outputs: Sequence[Attribute],
@@ -352,9 +354,7 @@ def _print_func_argument(printer: Printer, arg: BlockArgument, attrs: Dictionary
     """``%a: t {attrs} loc(...)`` (attributes before the location, as MLIR reads them)."""
     printer.print_block_argument(arg, print_type=False)
     printer.print_string(": ")
-    printer.print_attribute(arg.type)
-    if attrs is not None and attrs.data:
-        printer.print_op_attributes(attrs.data)
+    _print_func_output(printer, arg.type, attrs)
     if printer.print_debuginfo:
         printer.print_string(" ")
         printer.print_attribute(arg.location)
@@ -362,36 +362,13 @@ def _print_func_argument(printer: Printer, arg: BlockArgument, attrs: Dictionary
 
 def _print_func_output(printer: Printer, out_type: Attribute, attrs: DictionaryAttr | None
                        ) -> None:
+    """``t {attrs}``."""
     printer.print_attribute(out_type)
     if attrs is not None and attrs.data:
         printer.print_op_attributes(attrs.data)
 
 
 # --- func.call, func.return -------------------------------------------------------------
-def _verify_callee(op: CallOp) -> None:
-    """xDSL's CallOpSymbolUserOpInterface: the callee is a func.func of the nearest symbol
-    table whose signature matches the call."""
-    callee = op.callee
-    found = SymbolTable.lookup_symbol(op, callee)
-    if not found:
-        raise VerifyException(f"'{callee}' could not be found in symbol table")
-    if not isinstance(found, FuncOp):
-        raise VerifyException(f"'{callee}' does not reference a valid function")
-    inputs, outputs = found.function_type.inputs.data, found.function_type.outputs.data
-    if len(inputs) != len(op.arguments):
-        raise VerifyException("incorrect number of operands for callee")
-    if len(outputs) != len(op.results):
-        raise VerifyException("incorrect number of results for callee")
-    for i, (want, got) in enumerate(zip(inputs, (a.type for a in op.arguments))):
-        if want != got:
-            raise VerifyException(f"operand type mismatch: expected operand type {want}, but "
-                                  f"provided {got} for operand number {i}")
-    for i, (want, got) in enumerate(zip(outputs, op.result_types)):
-        if want != got:
-            raise VerifyException(f"result type mismatch: expected result type {want}, but "
-                                  f"provided {got} for result number {i}")
-
-
 class _FlatSymbolRef(AttrConstraint[SymbolRefAttr]):
     """xDSL's FlatSymbolRefAttrConstr: a SymbolRefAttr without nested references."""
 
@@ -433,7 +410,36 @@ class CallOp(IRDLOperation):
                          properties={"callee": callee})
 
     def verify_(self) -> None:
-        _verify_callee(self)
+        self.verify_callee()
+
+    def verify_callee(self, symbols: Mapping[str, Operation] | None = None) -> None:
+        """xDSL's CallOpSymbolUserOpInterface (all of `verify_`): the callee is a func.func
+        of the nearest symbol table whose signature matches the call. ``symbols``: that
+        table's ops by symbol name, for a flat callee, if the caller has collected them
+        (a verifier of many calls then need not scan the table for each); None looks the
+        callee up."""
+        callee = self.callee
+        if symbols is None:
+            found = SymbolTable.lookup_symbol(self, callee)
+        else:
+            found = symbols.get(callee.root_reference.data)
+        if not found:
+            raise VerifyException(f"'{callee}' could not be found in symbol table")
+        if not isinstance(found, FuncOp):
+            raise VerifyException(f"'{callee}' does not reference a valid function")
+        inputs, outputs = found.function_type.inputs.data, found.function_type.outputs.data
+        if len(inputs) != len(self.arguments):
+            raise VerifyException("incorrect number of operands for callee")
+        if len(outputs) != len(self.results):
+            raise VerifyException("incorrect number of results for callee")
+        for i, (want, got) in enumerate(zip(inputs, (a.type for a in self.arguments))):
+            if want != got:
+                raise VerifyException(f"operand type mismatch: expected operand type {want}, "
+                                      f"but provided {got} for operand number {i}")
+        for i, (want, got) in enumerate(zip(outputs, self.result_types)):
+            if want != got:
+                raise VerifyException(f"result type mismatch: expected result type {want}, "
+                                      f"but provided {got} for result number {i}")
 
     @classmethod
     def parse(cls, parser: Parser) -> CallOp:

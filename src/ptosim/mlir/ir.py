@@ -689,7 +689,7 @@ class Operation(_IRNode):
 
     Op classes set ``name`` (``"dialect.op"``); ``traits`` lists their traits."""
 
-    __slots__ = ("_next_op", "_operand_uses", "_operands", "_prev_op", "_successor_uses",
+    __slots__ = ("_next", "_operand_uses", "_operands", "_prev", "_successor_uses",
                  "_successors", "attributes", "location", "parent", "properties", "regions",
                  "results")
 
@@ -706,8 +706,8 @@ class Operation(_IRNode):
     location: LocationAttr
     regions: tuple[Region, ...]
     parent: Block | None
-    _next_op: Operation | None
-    _prev_op: Operation | None
+    _next: Operation | None  # the ops beside this one in its block (see _ChildList)
+    _prev: Operation | None
 
     def __init__(self, *, operands: Sequence[SSAValue] = (),
                  result_types: Sequence[Attribute] = (),
@@ -716,8 +716,8 @@ class Operation(_IRNode):
                  location: LocationAttr | None = None, successors: Sequence[Block] = (),
                  regions: Sequence[Region] = ()) -> None:
         self.parent = None
-        self._next_op = None
-        self._prev_op = None
+        self._next = None
+        self._prev = None
         # operands and their uses
         if operands:
             ops = SSAValues(operands)
@@ -850,20 +850,20 @@ class Operation(_IRNode):
 
     @property
     def next_op(self) -> Operation | None:
-        return self._next_op
+        return self._next
 
     @property
     def prev_op(self) -> Operation | None:
-        return self._prev_op
+        return self._prev
 
     def is_before_in_block(self, other_op: Operation) -> bool:
         if self.parent is None or other_op.parent is not self.parent:
             return False
-        op = self._next_op
+        op = self._next
         while op is not None:
             if op is other_op:
                 return True
-            op = op._next_op
+            op = op._next
         return False
 
     # regions
@@ -903,23 +903,23 @@ class Operation(_IRNode):
         # explicit stack of the next op to visit at each nesting level
         stack: list[Operation | None] = []
         for region in reversed(self.regions):
-            block = region._last_block
+            block = region._last
             while block is not None:
-                stack.append(block._first_op)
-                block = block._prev_block
+                stack.append(block._first)
+                block = block._prev
         while stack:
             op = stack.pop()
             if op is None:
                 continue
             # the next op is taken before yielding (the caller may detach this one), the
             # regions after (as xDSL's walk does)
-            stack.append(op._next_op)
+            stack.append(op._next)
             yield op
             for region in reversed(op.regions):
-                block = region._last_block
+                block = region._last
                 while block is not None:
-                    stack.append(block._first_op)
-                    block = block._prev_block
+                    stack.append(block._first)
+                    block = block._prev
 
     def _walk_general(self, reverse: bool, region_first: bool) -> Iterator[Operation]:
         if not region_first:
@@ -952,7 +952,7 @@ class Operation(_IRNode):
             if parent_block is None or parent_region is None:
                 raise VerifyException(f"Operation {self.name} with block successors does not "
                                       f"belong to a block or a region")
-            if parent_block._last_op is not self:
+            if parent_block._last is not self:
                 raise VerifyException(f"Operation {self.name} with block successors must "
                                       f"terminate its parent block")
             for succ in self._successors:
@@ -960,8 +960,8 @@ class Operation(_IRNode):
                     raise VerifyException(f"Operation {self.name} is branching to a block of "
                                           f"a different region")
         if parent_block is not None and parent_region is not None \
-                and parent_block._last_op is self:
-            if parent_region._first_block is parent_region._last_block:
+                and parent_block._last is self:
+            if parent_region._first is parent_region._last:
                 parent_op = parent_region.parent
                 if parent_op is not None and not parent_op.has_trait(NoTerminator) \
                         and not self.has_trait(IsTerminator):
@@ -1100,63 +1100,120 @@ class Operation(_IRNode):
                 f"results=[{results}], successors=[{successors}], "
                 f"properties={self.properties!r}, attributes={self.attributes!r}, "
                 f"regions=[{regions}], parent={_short_repr(self.parent)}, "
-                f"_next_op={_short_repr(self._next_op)}, _prev_op={_short_repr(self._prev_op)})>")
+                f"_next_op={_short_repr(self._next)}, _prev_op={_short_repr(self._prev)})>")
 
 
-# --- blocks --------------------------------------------------------------------------------
-class BlockOps:
-    """The ops of a block, in order (a multi-pass iterable; ``reversed`` works)."""
+# --- child lists ---------------------------------------------------------------------------
+# A block's ops and a region's blocks are intrusive doubly linked lists: the owner (Block,
+# Region) holds ``_first`` and ``_last``, each child (Operation, Block) ``_prev`` and
+# ``_next``. `_ChildList` links and unlinks children; `_ChildView` reads the list.
+_ChildT = TypeVar("_ChildT", "Operation", "Block")
 
-    __slots__ = ("block",)
 
-    def __init__(self, block: Block) -> None:
-        self.block = block
+class _ChildList(Generic[_ChildT]):
+    """The owner side of a child list: linking and unlinking (no checks)."""
 
-    def __iter__(self) -> Iterator[Operation]:
-        op = self.block._first_op
-        while op is not None:
-            nxt = op._next_op
-            yield op
-            op = nxt
+    __slots__ = ("_first", "_last")
 
-    def __reversed__(self) -> Iterator[Operation]:
-        op = self.block._last_op
-        while op is not None:
-            prv = op._prev_op
-            yield op
-            op = prv
+    _first: _ChildT | None
+    _last: _ChildT | None
+
+    def _link(self, child: _ChildT, prv: _ChildT | None, nxt: _ChildT | None) -> None:
+        """Put the unlinked ``child`` between the adjacent ``prv`` and ``nxt`` (None: an end
+        of the list)."""
+        child._prev = prv
+        child._next = nxt
+        if prv is None:
+            self._first = child
+        else:
+            prv._next = child
+        if nxt is None:
+            self._last = child
+        else:
+            nxt._prev = child
+
+    def _unlink(self, child: _ChildT) -> _ChildT:
+        """Take ``child`` out of the list, clear its parent and links, and return it."""
+        child.parent = None
+        prv, nxt = child._prev, child._next
+        if prv is None:
+            self._first = nxt
+        else:
+            prv._next = nxt
+        if nxt is None:
+            self._last = prv
+        else:
+            nxt._prev = prv
+        child._prev = None
+        child._next = None
+        return child
+
+
+class _ChildView(Generic[_ChildT]):
+    """The children of an owner, in order (a multi-pass iterable; ``reversed`` works)."""
+
+    __slots__ = ("_owner",)
+
+    _owner: _ChildList[_ChildT]
+
+    def __iter__(self) -> Iterator[_ChildT]:
+        child = self._owner._first
+        while child is not None:
+            nxt = child._next
+            yield child
+            child = nxt
+
+    def __reversed__(self) -> Iterator[_ChildT]:
+        child = self._owner._last
+        while child is not None:
+            prv = child._prev
+            yield child
+            child = prv
 
     def __len__(self) -> int:
         n = 0
-        op = self.block._first_op
-        while op is not None:
+        child = self._owner._first
+        while child is not None:
             n += 1
-            op = op._next_op
+            child = child._next
         return n
 
     def __bool__(self) -> bool:
-        return self.block._first_op is not None
+        return self._owner._first is not None
 
     @property
-    def first(self) -> Operation | None:
-        return self.block._first_op
+    def first(self) -> _ChildT | None:
+        return self._owner._first
 
     @property
-    def last(self) -> Operation | None:
-        return self.block._last_op
+    def last(self) -> _ChildT | None:
+        return self._owner._last
 
 
-class Block(_IRNode):
+# --- blocks --------------------------------------------------------------------------------
+class BlockOps(_ChildView[Operation]):
+    """The ops of a block, in order (a multi-pass iterable; ``reversed`` works)."""
+
+    __slots__ = ()
+
+    _owner: Block
+
+    def __init__(self, block: Block) -> None:
+        self._owner = block
+
+    @property
+    def block(self) -> Block:
+        return self._owner
+
+
+class Block(_IRNode, _ChildList[Operation]):
     """A sequence of operations with typed arguments."""
 
-    __slots__ = ("_args", "_first_op", "_last_op", "_name", "_next_block", "_prev_block",
-                 "_uses", "parent")
+    __slots__ = ("_args", "_name", "_next", "_prev", "_uses", "parent")
 
     _args: tuple[BlockArgument, ...]
-    _first_op: Operation | None
-    _last_op: Operation | None
-    _next_block: Block | None
-    _prev_block: Block | None
+    _next: Block | None  # the blocks beside this one in its region (see _ChildList)
+    _prev: Block | None
     _name: str | None
     _uses: list[Use] | None
     parent: Region | None
@@ -1164,10 +1221,10 @@ class Block(_IRNode):
     def __init__(self, ops: Iterable[Operation] = (), *,
                  arg_types: Iterable[Attribute] = ()) -> None:
         self._args = tuple(BlockArgument(t, self, i) for i, t in enumerate(arg_types))
-        self._first_op = None
-        self._last_op = None
-        self._next_block = None
-        self._prev_block = None
+        self._first = None
+        self._last = None
+        self._next = None
+        self._prev = None
         self._name = None
         self._uses = None
         self.parent = None
@@ -1227,11 +1284,11 @@ class Block(_IRNode):
 
     @property
     def next_block(self) -> Block | None:
-        return self._next_block
+        return self._next
 
     @property
     def prev_block(self) -> Block | None:
-        return self._prev_block
+        return self._prev
 
     # arguments
     @property
@@ -1268,15 +1325,15 @@ class Block(_IRNode):
 
     @property
     def first_op(self) -> Operation | None:
-        return self._first_op
+        return self._first
 
     @property
     def last_op(self) -> Operation | None:
-        return self._last_op
+        return self._last
 
     @property
     def is_empty(self) -> bool:
-        return self._first_op is None
+        return self._first is None
 
     def _attach_op(self, op: Operation) -> None:
         if op.parent is not None:
@@ -1288,13 +1345,7 @@ class Block(_IRNode):
     def add_op(self, operation: Operation) -> None:
         """Append an unattached op."""
         self._attach_op(operation)
-        last = self._last_op
-        if last is None:
-            self._first_op = operation
-        else:
-            last._next_op = operation
-            operation._prev_op = last
-        self._last_op = operation
+        self._link(operation, self._last, None)
 
     def add_ops(self, ops: Iterable[Operation]) -> None:
         for op in ops:
@@ -1304,27 +1355,13 @@ class Block(_IRNode):
         if existing_op.parent is not self:
             raise ValueError("Can't insert operation after operation not in this block.")
         self._attach_op(new_op)
-        nxt = existing_op._next_op
-        new_op._prev_op = existing_op
-        new_op._next_op = nxt
-        existing_op._next_op = new_op
-        if nxt is None:
-            self._last_op = new_op
-        else:
-            nxt._prev_op = new_op
+        self._link(new_op, existing_op, existing_op._next)
 
     def insert_op_before(self, new_op: Operation, existing_op: Operation) -> None:
         if existing_op.parent is not self:
             raise ValueError("Can't insert operation before operation not in current block")
         self._attach_op(new_op)
-        prv = existing_op._prev_op
-        new_op._next_op = existing_op
-        new_op._prev_op = prv
-        existing_op._prev_op = new_op
-        if prv is None:
-            self._first_op = new_op
-        else:
-            prv._next_op = new_op
+        self._link(new_op, existing_op._prev, existing_op)
 
     def insert_ops_before(self, ops: Sequence[Operation], existing_op: Operation) -> None:
         for op in ops:
@@ -1344,19 +1381,7 @@ class Block(_IRNode):
         """Unlink ``op`` from this block and return it."""
         if op.parent is not self:
             raise ValueError("Cannot detach operation from a different block.")
-        op.parent = None
-        prv, nxt = op._prev_op, op._next_op
-        if prv is None:
-            self._first_op = nxt
-        else:
-            prv._next_op = nxt
-        if nxt is None:
-            self._last_op = prv
-        else:
-            nxt._prev_op = prv
-        op._prev_op = None
-        op._next_op = None
-        return op
+        return self._unlink(op)
 
     def erase_op(self, op: Operation, safe_erase: bool = True) -> None:
         self.detach_op(op).erase(safe_erase=safe_erase)
@@ -1380,18 +1405,18 @@ class Block(_IRNode):
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
             op.verify()
-        if self._first_op is None:
+        if self._first is None:
             region = self.parent
             if region is not None and (parent_op := region.parent) is not None \
-                    and region._first_block is region._last_block \
+                    and region._first is region._last \
                     and not parent_op.has_trait(NoTerminator):
                 raise VerifyException(f"Operation {parent_op.name} contains empty block in "
                                       "single-block region that expects at least a terminator")
 
     def drop_all_references(self) -> None:
         self.parent = None
-        self._next_block = None
-        self._prev_block = None
+        self._next = None
+        self._prev = None
         for op in self.ops:
             op.drop_all_references()
 
@@ -1407,38 +1432,15 @@ class Block(_IRNode):
 
 
 # --- regions -------------------------------------------------------------------------------
-class RegionBlocks:
+class RegionBlocks(_ChildView[Block]):
     """The blocks of a region, in order (iterable, indexable, ``reversed`` works)."""
 
-    __slots__ = ("_region",)
+    __slots__ = ()
+
+    _owner: Region
 
     def __init__(self, region: Region) -> None:
-        self._region = region
-
-    def __iter__(self) -> Iterator[Block]:
-        block = self._region._first_block
-        while block is not None:
-            nxt = block._next_block
-            yield block
-            block = nxt
-
-    def __reversed__(self) -> Iterator[Block]:
-        block = self._region._last_block
-        while block is not None:
-            prv = block._prev_block
-            yield block
-            block = prv
-
-    def __len__(self) -> int:
-        n = 0
-        block = self._region._first_block
-        while block is not None:
-            n += 1
-            block = block._next_block
-        return n
-
-    def __bool__(self) -> bool:
-        return self._region._first_block is not None
+        self._owner = region
 
     def __getitem__(self, idx: int) -> Block:
         if not isinstance(idx, int):
@@ -1448,30 +1450,20 @@ class RegionBlocks:
                 return b
         raise IndexError
 
-    @property
-    def first(self) -> Block | None:
-        return self._region._first_block
 
-    @property
-    def last(self) -> Block | None:
-        return self._region._last_block
-
-
-class Region(_IRNode):
+class Region(_IRNode, _ChildList[Block]):
     """A list of blocks, owned by an operation."""
 
-    __slots__ = ("_first_block", "_last_block", "parent")
+    __slots__ = ("parent",)
 
     class DEFAULT:
         """Marker default: build a region with one empty block."""
 
-    _first_block: Block | None
-    _last_block: Block | None
     parent: Operation | None
 
     def __init__(self, blocks: Block | Iterable[Block] = ()) -> None:
-        self._first_block = None
-        self._last_block = None
+        self._first = None
+        self._last = None
         self.parent = None
         self.add_block(blocks)
 
@@ -1497,35 +1489,35 @@ class Region(_IRNode):
 
     @property
     def first_block(self) -> Block | None:
-        return self._first_block
+        return self._first
 
     @property
     def last_block(self) -> Block | None:
-        return self._last_block
+        return self._last
 
     @property
     def block(self) -> Block:
         """The only block; ValueError unless the region has exactly one."""
-        b = self._first_block
-        if b is None or b is not self._last_block:
+        b = self._first
+        if b is None or b is not self._last:
             raise ValueError("'block' property of Region class is only available for "
                              "single-block regions.")
         return b
 
     @property
     def ops(self) -> BlockOps:
-        b = self._first_block
-        if b is None or b is not self._last_block:
+        b = self._first
+        if b is None or b is not self._last:
             raise ValueError("'ops' property of Region class is only available for "
                              "single-block regions.")
         return b.ops
 
     @property
     def op(self) -> Operation:
-        b = self._first_block
-        if b is not None and b is self._last_block and b._first_op is not None \
-                and b._first_op is b._last_op:
-            return b._first_op
+        b = self._first
+        if b is not None and b is self._last and b._first is not None \
+                and b._first is b._last:
+            return b._first
         raise ValueError("'op' property of Region class is only available for "
                          "single-operation single-block regions.")
 
@@ -1541,13 +1533,7 @@ class Region(_IRNode):
         blocks = (block,) if isinstance(block, Block) else block
         for b in blocks:
             self._attach_block(b)
-            last = self._last_block
-            if last is None:
-                self._first_block = b
-            else:
-                last._next_block = b
-                b._prev_block = last
-            self._last_block = b
+            self._link(b, self._last, None)
 
     def insert_block_before(self, block: Block | Iterable[Block], target: Block) -> None:
         if target.parent is not self:
@@ -1556,17 +1542,10 @@ class Region(_IRNode):
         blocks = (block,) if isinstance(block, Block) else block
         for b in blocks:
             self._attach_block(b)
-            prv = target._prev_block
-            b._prev_block = prv
-            b._next_block = target
-            target._prev_block = b
-            if prv is None:
-                self._first_block = b
-            else:
-                prv._next_block = b
+            self._link(b, target._prev, target)
 
     def insert_block_after(self, block: Block | Iterable[Block], target: Block) -> None:
-        nxt = target._next_block
+        nxt = target._next
         if nxt is None:
             self.add_block(block)
         else:
@@ -1591,19 +1570,7 @@ class Region(_IRNode):
             block = self.blocks[block]
         elif block.parent is not self:
             raise ValueError("Block is not a child of the region.")
-        block.parent = None
-        prv, nxt = block._prev_block, block._next_block
-        if prv is None:
-            self._first_block = nxt
-        else:
-            prv._next_block = nxt
-        if nxt is None:
-            self._last_block = prv
-        else:
-            nxt._prev_block = prv
-        block._prev_block = None
-        block._next_block = None
-        return block
+        return self._unlink(block)
 
     def erase_block(self, block: int | Block, safe_erase: bool = True) -> None:
         self.detach_block(block).erase(safe_erase=safe_erase)
@@ -1669,20 +1636,20 @@ class Region(_IRNode):
         """Move every block of this region to the end of ``region``."""
         if region is self:
             raise ValueError("Cannot move region into itself.")
-        first = self._first_block
+        first = self._first
         if first is None:
             return
         for block in self.blocks:
             block.parent = region
-        last_other = region._last_block
+        last_other = region._last
         if last_other is None:
-            region._first_block = first
+            region._first = first
         else:
-            last_other._next_block = first
-            first._prev_block = last_other
-        region._last_block = self._last_block
-        self._first_block = None
-        self._last_block = None
+            last_other._next = first
+            first._prev = last_other
+        region._last = self._last
+        self._first = None
+        self._last = None
 
     def __repr__(self) -> str:
         return f"Region(blocks=[{', '.join(_short_repr(b) for b in self.blocks)}])"

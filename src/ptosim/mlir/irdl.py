@@ -46,7 +46,7 @@ from .ir import (
     SSAValues,
     TypedAttribute,
 )
-from .traits import OpTrait
+from .traits import OpTrait, _KeyedValue
 
 if TYPE_CHECKING:
     from typing import Self
@@ -102,7 +102,7 @@ _AttrT2 = TypeVar("_AttrT2", bound=Attribute)
 
 
 # --- attribute constraints ----------------------------------------------------------------
-class AttrConstraint(Generic[AttributeCovT]):
+class AttrConstraint(_KeyedValue, Generic[AttributeCovT]):
     """A predicate on attributes; ``verify`` raises VerifyException when it fails."""
 
     __slots__ = ()
@@ -130,19 +130,6 @@ class AttrConstraint(Generic[AttributeCovT]):
         if isinstance(other, AnyAttr) or self == other:
             return self
         return AllOf((self, other))
-
-    def _key(self) -> tuple[Any, ...]:
-        return ()
-
-    def __eq__(self, other: object) -> bool:
-        return other.__class__ is self.__class__ and \
-            self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash((self.__class__, self._key()))
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__}({', '.join(map(repr, self._key()))})"
 
 
 class AnyAttr(AttrConstraint[Attribute]):
@@ -435,6 +422,11 @@ def _plural(number: int, name: str) -> str:
     return f"{number} {name}{'' if number == 1 else 's'}"
 
 
+def _range_constraint(arg: Any) -> AttrConstraint[Any]:
+    """The constraint on each value of a range: ``arg``'s, unwrapping a `RangeOf`."""
+    return irdl_to_attr_constraint(arg.constr if isinstance(arg, RangeOf) else arg)
+
+
 class _FieldDef:
     """A field of an op definition (what ``operand_def()`` ... return)."""
 
@@ -461,8 +453,7 @@ class OperandDef(OperandOrResultDef):
     __slots__ = ("constr",)
 
     def __init__(self, attr: Any = None) -> None:
-        self.constr = irdl_to_attr_constraint(attr.constr if isinstance(attr, RangeOf)
-                                              else attr)
+        self.constr = _range_constraint(attr)
 
 
 class VarOperandDef(OperandDef, VariadicDef):
@@ -477,8 +468,7 @@ class ResultDef(OperandOrResultDef):
     __slots__ = ("constr",)
 
     def __init__(self, attr: Any = None) -> None:
-        self.constr = irdl_to_attr_constraint(attr.constr if isinstance(attr, RangeOf)
-                                              else attr)
+        self.constr = _range_constraint(attr)
 
 
 class VarResultDef(ResultDef, VariadicDef):
@@ -493,8 +483,7 @@ class RegionDef(_FieldDef):
     __slots__ = ("entry_args",)
 
     def __init__(self, entry_args: Any = None) -> None:
-        self.entry_args = irdl_to_attr_constraint(
-            entry_args.constr if isinstance(entry_args, RangeOf) else entry_args)
+        self.entry_args = _range_constraint(entry_args)
 
 
 class VarRegionDef(RegionDef, VariadicDef):
@@ -1363,7 +1352,7 @@ def _verify_regions(op: Operation, op_def: OpDef) -> None:
                     idx_msg = f"[{i}]" if many else ""
                     raise VerifyException(f"Region '{name}{idx_msg}' at position {idx + i} "
                                           f"expected a single block, but got {count} blocks")
-            entry = region._first_block
+            entry = region._first
             if entry is not None and region_def.entry_args is not _ANY:
                 try:
                     for t in entry.arg_types:

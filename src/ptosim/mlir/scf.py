@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from .builtin import DenseArrayBase, DictionaryAttr, IndexType, IntegerType, Signedness, i1, i64
+from .arith import (
+    _int_or_index,
+    _parse_type_suffix,
+    _print_type_suffix,
+    _signless,
+    _verify_values,
+)
+from .builtin import DenseArrayBase, DictionaryAttr, IndexType, IntegerType, i1, i64
 from .exceptions import VerifyException
 from .func import (
     AbstractYieldOperation,
@@ -63,6 +70,24 @@ def _parse_assignment(parser: Parser) -> tuple[Any, UnresolvedOperand]:
     return arg, parser.parse_unresolved_operand()
 
 
+def _print_result_types(printer: Printer, types: Sequence[Attribute]) -> bool:
+    """`` -> (t1, t2)`` if there are results; whether there are."""
+    if not types:
+        return False
+    printer.print_string(" -> (")
+    printer.print_list(types, printer.print_attribute)
+    printer.print_string(")")
+    return True
+
+
+def _print_region_with_yield(printer: Printer, region: Region, print_yield: bool) -> None:
+    """`` {region}`` without entry block arguments, its ``scf.yield`` left implied unless
+    ``print_yield``."""
+    printer.print_string(" ")
+    printer.print_region(region, print_entry_block_args=False,
+                         print_block_terminators=print_yield)
+
+
 @irdl_op_definition
 class WhileOp(IRDLOperation):
     """``scf.while (%arg = %init, ...) : (ins) -> outs {before} do {after}
@@ -88,14 +113,12 @@ class WhileOp(IRDLOperation):
 
     def verify_(self) -> None:
         # (xDSL raises a plain Exception here, and indexes the block arguments unchecked)
-        for idx, arg in enumerate(self.arguments):
-            if self.before_region.block.args[idx].type != arg.type:
-                raise Exception(f"Block arguments with wrong type, expected {arg.type}, "
-                                f"got {self.before_region.block.args[idx].type}")
-        for idx, res in enumerate(self.res):
-            if self.after_region.block.args[idx].type != res.type:
-                raise Exception(f"Block arguments with wrong type, expected {res.type}, "
-                                f"got {self.after_region.block.args[idx].type}")
+        for values, region in ((self.arguments, self.before_region),
+                               (self.res, self.after_region)):
+            for idx, value in enumerate(values):
+                if (got := region.block.args[idx].type) != value.type:
+                    raise Exception(f"Block arguments with wrong type, expected {value.type}, "
+                                    f"got {got}")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" (")
@@ -182,14 +205,8 @@ class ExecuteRegionOp(IRDLOperation):
         return cls(result_types, region, attr_dict)
 
     def print(self, printer: Printer) -> None:
-        has_results = bool(self.outs)
-        if has_results:
-            printer.print_string(" -> (")
-            printer.print_list(self.outs.types, printer.print_attribute)
-            printer.print_string(")")
-        printer.print_string(" ")
-        printer.print_region(self.region, print_entry_block_args=False,
-                             print_block_terminators=has_results)
+        has_results = _print_result_types(printer, self.outs.types)
+        _print_region_with_yield(printer, self.region, has_results)
         if self.attributes:
             printer.print_attr_dict(self.attributes)
 
@@ -257,31 +274,18 @@ class IfOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_ssa_value(self.cond)
-        has_results = bool(self.output)
-        if has_results:
-            printer.print_string(" -> (")
-            printer.print_list(self.output.types, printer.print_attribute)
-            printer.print_string(")")
-        printer.print_string(" ")
-        printer.print_region(self.true_region, print_entry_block_args=False,
-                             print_block_terminators=has_results)
+        has_results = _print_result_types(printer, self.output.types)
+        _print_region_with_yield(printer, self.true_region, has_results)
         if self.false_region.blocks:
-            printer.print_string(" else ")
-            printer.print_region(self.false_region, print_entry_block_args=False,
-                                 print_block_terminators=has_results)
+            printer.print_string(" else")
+            _print_region_with_yield(printer, self.false_region, has_results)
         if self.attributes:
             printer.print_attr_dict(self.attributes)
 
 
 def _loop_var_error(t: Attribute) -> str | None:
     """xDSL's ``base(IndexType) | SignlessIntegerConstraint`` for loop bounds."""
-    if isinstance(t, IndexType):
-        return None
-    if isinstance(t, IntegerType):
-        if t.signedness.data is Signedness.SIGNLESS:
-            return None
-        return f"Expected attribute {i1.signedness} but got {t.signedness}"
-    return f"Unexpected attribute {t}"
+    return _signless(t) if isinstance(t, IntegerType) else _int_or_index(t)
 
 
 @irdl_op_definition
@@ -316,19 +320,9 @@ class ForOp(IRDLOperation):
                          regions=[body])
 
     def verify_(self) -> None:
-        bound: Attribute | None = None      # xDSL's type variable T over lb, ub, step
-        for index, (name, value) in enumerate((("lb", self.lb), ("ub", self.ub),
-                                               ("step", self.step))):
-            t = value.type
-            if bound is None:
-                bound, message = t, _loop_var_error(t)
-            elif t != bound:
-                message = f"attribute {bound} expected from variable 'T', but got {t}"
-            else:
-                continue
-            if message is not None:
-                raise VerifyException(f"operand '{name}' at position {index} does not "
-                                      f"verify:\n{message}")
+        _verify_values((("operand", "lb", 0, self.lb.type, _loop_var_error),   # type var T
+                        ("operand", "ub", 1, self.ub.type, _loop_var_error),
+                        ("operand", "step", 2, self.step.type, _loop_var_error)))
         if not self.body.block.args:
             raise VerifyException("Body block must have induction var as first block arg")
         indvar, *block_iter_args = self.body.block.args
@@ -590,17 +584,13 @@ class ReduceReturnOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ReduceReturnOp:
         operand = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        t = parser.parse_type()
+        attrs, t = _parse_type_suffix(parser)
         return cls.create(operands=(parser.resolve_operand(operand, t),), attributes=attrs)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_ssa_value(self.result)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        _print_type_suffix(printer, self, self.result.type)
 
 
 @irdl_op_definition

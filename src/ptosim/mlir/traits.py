@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from .ir import Attribute, Operation, Region, SSAValue
 
 
-class OpTrait:
-    """A property of an operation definition; ``verify`` checks it on an op."""
+class _KeyedValue:
+    """A value compared, hashed and shown by its class and ``_key()`` (traits here, attribute
+    constraints in irdl)."""
 
     __slots__ = ()
 
@@ -34,6 +35,12 @@ class OpTrait:
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({', '.join(map(repr, self._key()))})"
+
+
+class OpTrait(_KeyedValue):
+    """A property of an operation definition; ``verify`` checks it on an op."""
+
+    __slots__ = ()
 
     def verify(self, op: Operation) -> None:
         """Raise VerifyException if ``op`` does not satisfy the trait."""
@@ -58,8 +65,8 @@ class HasFolder(OpTrait):
         raise NotImplementedError
 
 
-class HasParent(OpTrait):
-    """The op's parent op is one of ``op_types`` (a detached op is not checked)."""
+class _OpTypesTrait(OpTrait):
+    """A trait naming one or more op classes, ``op_types``."""
 
     __slots__ = ("op_types",)
 
@@ -70,29 +77,31 @@ class HasParent(OpTrait):
 
     def _key(self) -> tuple[Any, ...]:
         return self.op_types
+
+    def _expects(self, op: Operation, relation: str) -> VerifyException:
+        """The error "``op`` expects its ``relation`` op to be one of ``op_types``"."""
+        if len(self.op_types) == 1:
+            return VerifyException(
+                f"'{op.name}' expects {relation} op '{self.op_types[0].name}'")
+        names = ", ".join(f"'{p.name}'" for p in self.op_types)
+        return VerifyException(f"'{op.name}' expects {relation} op to be one of {names}")
+
+
+class HasParent(_OpTypesTrait):
+    """The op's parent op is one of ``op_types`` (a detached op is not checked)."""
+
+    __slots__ = ()
 
     def verify(self, op: Operation) -> None:
         parent = op.parent_op()
-        if parent is None or isinstance(parent, self.op_types):
-            return
-        if len(self.op_types) == 1:
-            raise VerifyException(f"'{op.name}' expects parent op '{self.op_types[0].name}'")
-        names = ", ".join(f"'{p.name}'" for p in self.op_types)
-        raise VerifyException(f"'{op.name}' expects parent op to be one of {names}")
+        if parent is not None and not isinstance(parent, self.op_types):
+            raise self._expects(op, "parent")
 
 
-class HasAncestor(OpTrait):
+class HasAncestor(_OpTypesTrait):
     """Some (transitive) parent op, or the op itself, is one of ``op_types``."""
 
-    __slots__ = ("op_types",)
-
-    op_types: tuple[type[Operation], ...]
-
-    def __init__(self, head_param: type[Operation], *tail_params: type[Operation]) -> None:
-        self.op_types = (head_param, *tail_params)
-
-    def _key(self) -> tuple[Any, ...]:
-        return self.op_types
+    __slots__ = ()
 
     def walk_ancestors(self, op: Operation) -> Iterator[Operation]:
         curr: Operation | None = op
@@ -106,11 +115,7 @@ class HasAncestor(OpTrait):
 
     def verify(self, op: Operation) -> None:
         if self.get_ancestor(op) is None:
-            if len(self.op_types) == 1:
-                raise VerifyException(
-                    f"'{op.name}' expects ancestor op '{self.op_types[0].name}'")
-            names = ", ".join(f"'{p.name}'" for p in self.op_types)
-            raise VerifyException(f"'{op.name}' expects ancestor op to be one of {names}")
+            raise self._expects(op, "ancestor")
 
 
 class IsTerminator(OpTrait):
@@ -137,6 +142,12 @@ class ReturnLike(OpTrait):
             raise VerifyException(f"{op.name} does not have zero successors")
 
 
+def _verify_single_block(op: Operation, region: Region) -> None:
+    """Raise VerifyException if ``op``'s ``region`` has more than one block."""
+    if region._first is not region._last:
+        raise VerifyException(f"'{op.name}' does not contain single-block regions")
+
+
 class NoTerminator(OpTrait):
     """The op's regions are single blocks that need not end in a terminator."""
 
@@ -144,8 +155,7 @@ class NoTerminator(OpTrait):
 
     def verify(self, op: Operation) -> None:
         for region in op.regions:
-            if region._first_block is not region._last_block:
-                raise VerifyException(f"'{op.name}' does not contain single-block regions")
+            _verify_single_block(op, region)
 
 
 class SingleBlockImplicitTerminator(OpTrait):
@@ -163,8 +173,7 @@ class SingleBlockImplicitTerminator(OpTrait):
 
     def verify(self, op: Operation) -> None:
         for region in op.regions:
-            if region._first_block is not region._last_block:
-                raise VerifyException(f"'{op.name}' does not contain single-block regions")
+            _verify_single_block(op, region)
             for block in region.blocks:
                 last_op = block.last_op
                 if last_op is None:
@@ -183,8 +192,7 @@ def ensure_terminator(op: Operation, trait: SingleBlockImplicitTerminator) -> No
     from .ir import Block
 
     for region in op.regions:
-        if region._first_block is not region._last_block:
-            raise VerifyException(f"'{op.name}' does not contain single-block regions")
+        _verify_single_block(op, region)
         for block in region.blocks:
             last_op = block.last_op
             if last_op is not None and last_op.has_trait(IsTerminator) \
@@ -192,7 +200,7 @@ def ensure_terminator(op: Operation, trait: SingleBlockImplicitTerminator) -> No
                 raise VerifyException(f"'{op.name}' terminates with operation {last_op.name} "
                                       f"instead of {trait.op_type.name}")
     for region in op.regions:
-        if region._first_block is None:
+        if region._first is None:
             region.add_block(Block())
         for block in region.blocks:
             last_op = block.last_op
@@ -274,10 +282,10 @@ class SymbolTable(OpTrait):
         if len(op.regions) != 1:
             raise VerifyException("Operations with a 'SymbolTable' must have exactly one region")
         region = op.regions[0]
-        if region._first_block is None or region._first_block is not region._last_block:
+        if region._first is None or region._first is not region._last:
             raise VerifyException("Operations with a 'SymbolTable' must have exactly one block")
         seen: set[StringAttr] = set()
-        for o in region._first_block.ops:
+        for o in region._first.ops:
             sym_name = o.get_attr_or_prop("sym_name")
             if not isinstance(sym_name, StringAttr):
                 continue
