@@ -10,6 +10,11 @@ Two kernels of ``--ops`` ops each:
   against xDSL's on the same text, when xDSL is installed (the dev extra has it as the
   reference of tests/mlir). The ratio is the front end's speed-up over the parser it
   replaced.
+
+And two costs the front end must keep small, each against a baseline in the same run:
+defining an op class (ptosim defines ~400; against creating the same class with `type()`
+alone), and failing on an unterminated string literal (n and 2n characters: about 2x means
+linear time, where a backtracking pattern would not finish).
 """
 
 from __future__ import annotations
@@ -20,8 +25,22 @@ import time
 from collections.abc import Callable
 
 from ptosim.frontend import parse_module
+from ptosim.mlir.builtin import StringAttr
 from ptosim.mlir.context import Context
+from ptosim.mlir.exceptions import ParseError
+from ptosim.mlir.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    traits_def,
+    var_operand_def,
+)
+from ptosim.mlir.lexer import tokenize
 from ptosim.mlir.parser import Parser
+from ptosim.mlir.traits import Pure
 
 HEAD = ('module attributes {pto.target_arch = "a5", pto.kernel_kind = '
         '#pto.kernel_kind<vector>} {\n  func.func @k(%src: !pto.ptr<f32, gm>) '
@@ -73,6 +92,38 @@ def _own_parse(text: str) -> Callable[[], object]:
     return lambda: Parser(ctx, text).parse_module().verify()
 
 
+def _define_classes(count: int, decorate: bool) -> None:
+    for i in range(count):
+        cls = type(f"GenOp{i}", (IRDLOperation,), {
+            "name": f"bench.gen{i}", "a": operand_def(), "b": opt_operand_def(),
+            "c": var_operand_def(), "p": opt_prop_def(StringAttr),
+            "irdl_options": (AttrSizedOperandSegments(as_property=True),),
+            "traits": traits_def(Pure())})
+        if decorate:
+            irdl_op_definition(cls)
+
+
+def _fail_to_lex(text: str) -> None:
+    try:
+        tokenize(text)
+    except ParseError:
+        return
+    raise AssertionError("an unterminated literal lexed")
+
+
+def extras(rounds: int) -> None:
+    count = 200
+    defined = best(lambda: _define_classes(count, True), rounds) / count
+    plain = best(lambda: _define_classes(count, False), rounds) / count
+    print(f"op class definition: {defined * 1e6:.1f} us per class; type() alone "
+          f"{plain * 1e6:.1f} us; ratio {defined / plain:.1f}x")
+    n = 200_000
+    short = best(lambda: _fail_to_lex('"' + "ab" * (n // 2)), rounds)
+    long = best(lambda: _fail_to_lex('"' + "ab" * n), rounds)
+    print(f"unterminated string literal: {n:,} chars fail in {short * 1e3:.1f} ms, "
+          f"{2 * n:,} in {long * 1e3:.1f} ms; ratio {long / short:.1f}x (2x = linear)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ops", type=int, default=20000)
@@ -82,6 +133,7 @@ def main() -> None:
 
     pto = HEAD + "".join(PTO_BODY.format(i=i) for i in range(n)) + "    return\n  }\n}\n"
     ops = 3 * n + 3
+    extras(args.rounds)
     ours = best(lambda: parse_module(pto, "bench.pto"), args.rounds)
     lex = best(lambda: TOKEN.findall(pto), args.rounds)
     print(f"pto kernel, {ops} ops: parse + verify {ours:.3f} s = {ours / ops * 1e6:.1f} us/op; "
